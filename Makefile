@@ -1,0 +1,34 @@
+# dshd — see README.md. Every target here is documented there.
+GO      ?= go
+BIN     := bin/dshd
+PKGS    := ./...
+FUZZTIME ?= 10s
+
+.PHONY: build test bench fuzz interop demo fmt-check faults golden clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/dshd
+
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# Each fuzz target runs for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+golden:
+	$(GO) test ./acp/... ./bridge/... ./presentation/... -run 'Golden|Transcript' -update
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf bin

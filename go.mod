@@ -1,0 +1,14 @@
+module github.com/dsh-tools/dshd
+
+go 1.26
+
+require (
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/sergi/go-diff v1.4.0 // indirect
+	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
+	github.com/spf13/pflag v1.1.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

@@ -1,0 +1,91 @@
+package host
+
+import (
+	"context"
+	"io"
+
+	"github.com/dsh-tools/dshd/presentation"
+)
+
+// Host is what a running tool may ask of the session that runs it. The
+// bridge implements it per session and attaches it to the context of every
+// execution with [With]; first-party tools fetch it with [From].
+type Host interface {
+	// SessionID is the ACP session id.
+	SessionID() string
+	// Cwd is the session's absolute working directory.
+	Cwd() string
+	// Roots are the absolute directories tools may touch without asking:
+	// Cwd first, then the session's additionalDirectories.
+	Roots() []string
+	// Files reads and writes text files, through the editor when it offers
+	// fs/read_text_file and fs/write_text_file, otherwise on local disk.
+	Files() Files
+	// Terminals runs commands in editor terminals when the editor offers
+	// them; ok is false when it does not.
+	Terminals() (t Terminals, ok bool)
+	// Progress lets a tool stream what it is doing while it runs.
+	Progress(callID string) Progress
+	// Plan replaces the session's plan (the complete list each time).
+	Plan(ctx context.Context, entries []PlanEntry) error
+}
+
+// Files is text file access on behalf of a session.
+type Files interface {
+	// ReadTextFile returns a file's text. line (1-based) and limit, when
+	// positive, select lines. A missing file is an error satisfying
+	// errors.Is(err, fs.ErrNotExist).
+	ReadTextFile(ctx context.Context, path string, line, limit int) (string, error)
+	// WriteTextFile creates or replaces a file, creating parent
+	// directories.
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// Terminals runs commands in terminals the editor owns and shows.
+type Terminals interface {
+	// Run starts command (run by bash -c) in cwd, waits for it (or for ctx),
+	// and always releases the terminal. The TerminalCard's TerminalID names
+	// the editor terminal, which must be embedded in the call's content.
+	Run(ctx context.Context, req TerminalRequest) (*presentation.TerminalCard, error)
+}
+
+// TerminalRequest describes one command.
+type TerminalRequest struct {
+	CallID      string
+	Command     string
+	Cwd         string
+	Env         map[string]string
+	OutputLimit int
+	// Started, when non-nil, is called with the terminal id as soon as the
+	// editor created the terminal, so the call's card can embed it.
+	Started func(terminalID string)
+}
+
+// Progress receives a running tool's live output.
+type Progress interface {
+	// Started announces a live terminal for the call (tier 2 of the
+	// terminal cards), with the directory it runs in.
+	Started(cwd string)
+	// Output is a chunk of live output.
+	io.Writer
+}
+
+// PlanEntry is one entry of the session's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"` // high | medium | low
+	Status   string `json:"status"`   // pending | in_progress | completed
+}
+
+type hostKey struct{}
+
+// With returns a context that carries h.
+func With(ctx context.Context, h Host) context.Context {
+	return context.WithValue(ctx, hostKey{}, h)
+}
+
+// From returns the Host of ctx, if any.
+func From(ctx context.Context) (Host, bool) {
+	h, ok := ctx.Value(hostKey{}).(Host)
+	return h, ok
+}
