@@ -1,0 +1,345 @@
+package presentation
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// DefaultContext is the number of unchanged lines shown around each change,
+// as in diff -U3.
+const DefaultContext = 3
+
+// Fallback says why Hunks returned one whole-file diff instead of hunks.
+// The empty Fallback means the diffs are real hunks (or the change is a
+// create or a delete, which is whole-file by nature).
+type Fallback string
+
+const (
+	// FallbackNotUTF8: an image is not valid UTF-8, so it is treated as
+	// binary. The bytes are kept as they are in the FileDiff, but note that
+	// encoding/json replaces invalid bytes with U+FFFD.
+	FallbackNotUTF8 Fallback = "not UTF-8"
+	// FallbackTooLarge: an image exceeds Limits.MaxBytes.
+	FallbackTooLarge Fallback = "too large"
+	// FallbackTooManyLines: the changed region spans more than Limits.MaxLines.
+	FallbackTooManyLines Fallback = "too many lines"
+	// FallbackTooDifferent: the estimated diff cost exceeds Limits.MaxCost
+	// (for example two completely different large files).
+	FallbackTooDifferent Fallback = "too different"
+	// FallbackTimeout: the diff did not finish within Limits.Timeout.
+	FallbackTimeout Fallback = "timeout"
+)
+
+// Limits bound the work Hunks does; past any of them it returns a
+// whole-file diff and says which limit tripped. A zero field takes its
+// default.
+type Limits struct {
+	// MaxBytes bounds each image. Default 16 MiB.
+	MaxBytes int
+	// MaxLines bounds the changed middle of both images together, after
+	// common leading and trailing lines are trimmed. go-diff's line mode
+	// encodes each distinct line as one rune, so it cannot go beyond about
+	// 1.1 million distinct lines; the default is 1,000,000.
+	MaxLines int
+	// MaxCost bounds the estimated work, the product of a lower bound of the
+	// edit distance (lines present on one side only) and the number of
+	// changed-middle lines: Myers' algorithm is O((N+M)·D). Default 4e9,
+	// about a second on a 2020s core.
+	MaxCost int64
+	// Timeout bounds the diff itself (go-diff's deadline). Default 1 s.
+	Timeout time.Duration
+}
+
+// Default limits; see Limits.
+const (
+	DefaultMaxBytes = 16 << 20
+	DefaultMaxLines = 1_000_000
+	DefaultMaxCost  = 4_000_000_000
+	DefaultTimeout  = time.Second
+)
+
+// HunkOption adjusts Hunks.
+type HunkOption func(*hunkConfig)
+
+type hunkConfig struct {
+	context int
+	limits  Limits
+}
+
+// WithContext sets the number of unchanged lines around each change
+// (default DefaultContext); a negative number means none.
+func WithContext(lines int) HunkOption {
+	return func(c *hunkConfig) { c.context = max(lines, 0) }
+}
+
+// WithLimits replaces the default limits; zero fields keep their default.
+func WithLimits(l Limits) HunkOption {
+	return func(c *hunkConfig) { c.limits = l }
+}
+
+// DiffResult is what Hunks computed.
+type DiffResult struct {
+	// Diffs holds one FileDiff per hunk, in file order; empty when nothing
+	// changed.
+	Diffs []FileDiff
+	// Fallback is non-empty when Diffs is one whole-file diff because a
+	// limit tripped or an image is not UTF-8.
+	Fallback Fallback
+	// InvalidUTF8 reports that an image (and so possibly a snippet) holds
+	// bytes that are not valid UTF-8. The bytes are preserved in Diffs, but
+	// a JSON encoder will replace them; a caller may prefer to show a
+	// "binary file" note.
+	InvalidUTF8 bool
+}
+
+// Card returns a diff card showing the result.
+func (r DiffResult) Card(title string) *DiffCard {
+	return &DiffCard{Title: title, Diffs: r.Diffs}
+}
+
+// Locations returns one location per hunk (the line where it starts in the
+// new file), for follow-along. A deleted file's location has no line.
+func (r DiffResult) Locations() []FileLocation {
+	locs := make([]FileLocation, 0, len(r.Diffs))
+	for _, d := range r.Diffs {
+		loc := FileLocation{Path: d.Path}
+		if d.Line > 0 {
+			line := d.Line
+			loc.Line = &line
+		}
+		locs = append(locs, loc)
+	}
+	return locs
+}
+
+// Hunks computes the applied hunks of a change to the file at path, from
+// its before-image to its after-image, using go-diff in line mode. Each
+// hunk is a FileDiff whose OldText and NewText are the old and new lines
+// with up to N context lines around the changes (WithContext; default 3)
+// and whose Line is the 1-based line where NewText starts in the new file.
+// Changes closer than 2N unchanged lines share a hunk, as in unified diff.
+//
+// A nil before is a create: one whole-file diff with a nil OldText. A nil
+// after is a delete: one diff with the whole old text, an empty NewText and
+// no line. Identical images give no diffs. Lines are split after "\n" only,
+// so "\r\n" endings, a missing final newline and any other bytes are kept
+// exactly; snippets are substrings of the images.
+//
+// Past a limit (see Limits) or when an image is not valid UTF-8, the result
+// is one whole-file diff and Fallback says why.
+func Hunks(path string, before, after *string, opts ...HunkOption) DiffResult {
+	cfg := hunkConfig{context: DefaultContext}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	lim := cfg.limits.withDefaults()
+
+	var res DiffResult
+	switch {
+	case before == nil && after == nil:
+		return res
+	case before == nil:
+		res.InvalidUTF8 = !utf8.ValidString(*after)
+		res.Diffs = []FileDiff{{Path: path, NewText: *after, Line: 1}}
+		return res
+	case after == nil:
+		res.InvalidUTF8 = !utf8.ValidString(*before)
+		res.Diffs = []FileDiff{{Path: path, OldText: before}}
+		return res
+	case *before == *after:
+		return res
+	}
+	whole := func(why Fallback) DiffResult {
+		res.Fallback = why
+		res.Diffs = []FileDiff{{Path: path, OldText: before, NewText: *after, Line: 1}}
+		return res
+	}
+	if len(*before) > lim.MaxBytes || len(*after) > lim.MaxBytes {
+		return whole(FallbackTooLarge)
+	}
+	if !utf8.ValidString(*before) || !utf8.ValidString(*after) {
+		res.InvalidUTF8 = true
+		return whole(FallbackNotUTF8)
+	}
+
+	a, b := newLines(*before), newLines(*after)
+	regions, why := diffLines(a, b, lim)
+	if why != "" {
+		return whole(why)
+	}
+	res.Diffs = groupHunks(path, a, b, regions, cfg.context)
+	return res
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxLines <= 0 || l.MaxLines > DefaultMaxLines {
+		// Beyond this go-diff's line alphabet overflows (it panics).
+		l.MaxLines = DefaultMaxLines
+	}
+	if l.MaxCost <= 0 {
+		l.MaxCost = DefaultMaxCost
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	return l
+}
+
+// lines is a text split after each "\n"; the last line may lack one.
+// Line i is text[start[i]:start[i+1]].
+type lines struct {
+	text  string
+	start []int
+}
+
+func newLines(text string) lines {
+	start := make([]int, 1, strings.Count(text, "\n")+2)
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			i = len(text)
+		} else {
+			i += j + 1
+		}
+		start = append(start, i)
+	}
+	return lines{text: text, start: start}
+}
+
+func (l lines) len() int             { return len(l.start) - 1 }
+func (l lines) line(i int) string    { return l.text[l.start[i]:l.start[i+1]] }
+func (l lines) span(i, j int) string { return l.text[l.start[i]:l.start[j]] }
+
+// region is one change: old lines [oldStart, oldEnd) became new lines
+// [newStart, newEnd). Between regions, lines are unchanged.
+type region struct{ oldStart, oldEnd, newStart, newEnd int }
+
+// diffLines returns the changed regions between a and b, or why it gave up.
+func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
+	n, m := a.len(), b.len()
+	// Trim common leading and trailing lines first: cheap, and it keeps
+	// go-diff's work (and the budget checks) to the changed middle.
+	pre := 0
+	for pre < n && pre < m && a.line(pre) == b.line(pre) {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && suf < m-pre && a.line(n-1-suf) == b.line(m-1-suf) {
+		suf++
+	}
+	midA, midB := a.span(pre, n-suf), b.span(pre, m-suf)
+	na, nb := n-suf-pre, m-suf-pre
+	if na == 0 || nb == 0 {
+		// A pure insertion or deletion; nothing to align.
+		return []region{{pre, n - suf, pre, m - suf}}, ""
+	}
+	if na+nb > lim.MaxLines {
+		return nil, FallbackTooManyLines
+	}
+
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = lim.Timeout
+	ra, rb, _ := dmp.DiffLinesToRunes(midA, midB)
+
+	// A lower bound of the edit distance: lines that occur on one side only
+	// must be deleted or inserted. Each distinct line is one rune, so the
+	// presence sets are indexed by rune value directly.
+	var top rune
+	for _, r := range ra {
+		top = max(top, r)
+	}
+	for _, r := range rb {
+		top = max(top, r)
+	}
+	inA := make([]bool, top+1)
+	inB := make([]bool, top+1)
+	for _, r := range ra {
+		inA[r] = true
+	}
+	for _, r := range rb {
+		inB[r] = true
+	}
+	var dmin int64
+	for _, r := range ra {
+		if !inB[r] {
+			dmin++
+		}
+	}
+	for _, r := range rb {
+		if !inA[r] {
+			dmin++
+		}
+	}
+	if dmin*int64(na+nb) > lim.MaxCost {
+		return nil, FallbackTooDifferent
+	}
+
+	begin := time.Now()
+	diffs := dmp.DiffMainRunes(ra, rb, false)
+	if time.Since(begin) >= lim.Timeout {
+		// go-diff gave up and returned a coarse (valid but unhelpful) diff.
+		return nil, FallbackTimeout
+	}
+
+	// Each rune of a diff's text is one line; count them to walk both files.
+	var regions []region
+	i, j := pre, pre
+	open := false
+	for _, d := range diffs {
+		k := utf8.RuneCountInString(d.Text)
+		if d.Type == diffmatchpatch.DiffEqual {
+			if open {
+				regions[len(regions)-1].oldEnd, regions[len(regions)-1].newEnd = i, j
+				open = false
+			}
+			i, j = i+k, j+k
+			continue
+		}
+		if !open {
+			regions = append(regions, region{oldStart: i, newStart: j})
+			open = true
+		}
+		if d.Type == diffmatchpatch.DiffDelete {
+			i += k
+		} else {
+			j += k
+		}
+	}
+	if open {
+		regions[len(regions)-1].oldEnd, regions[len(regions)-1].newEnd = i, j
+	}
+	return regions, ""
+}
+
+// groupHunks turns change regions into hunks with context lines, merging
+// regions whose gap is at most 2*context unchanged lines.
+func groupHunks(path string, a, b lines, regions []region, context int) []FileDiff {
+	var diffs []FileDiff
+	for k := 0; k < len(regions); {
+		first, last := k, k
+		for last+1 < len(regions) && regions[last+1].oldStart-regions[last].oldEnd <= 2*context {
+			last++
+		}
+		k = last + 1
+		f, l := regions[first], regions[last]
+		// Context never reaches past the previous or next hunk (they are more
+		// than 2*context away) and lines before the first change and after
+		// the last are unchanged, so old and new context lengths agree.
+		lead := min(context, f.oldStart)
+		trail := min(context, a.len()-l.oldEnd)
+		oldText := a.span(f.oldStart-lead, l.oldEnd+trail)
+		diffs = append(diffs, FileDiff{
+			Path:    path,
+			OldText: &oldText,
+			NewText: b.span(f.newStart-lead, l.newEnd+trail),
+			Line:    f.newStart - lead + 1,
+		})
+	}
+	return diffs
+}
