@@ -1,0 +1,59 @@
+// Package acp is the Agent Client Protocol (ACP) v1 wire layer: every stable message type,
+// the tagged-union codec they share, and a JSON-RPC 2.0 connection over newline-delimited
+// stdio for both the agent and the client side.
+//
+// # Types
+//
+// Params and results are plain structs named after the schema's $defs with Go initialisms
+// (NewSessionRequest.Cwd, ToolCall.ToolCallID, ImageContent.MIMEType). Conventions:
+//
+//   - Tagged unions are a one-field wrapper around a sealed interface: [ContentBlock],
+//     [SessionUpdate], [ToolCallContent], [RequestPermissionOutcome], [SessionConfigOption],
+//     [McpServer], [AuthMethod], [ElicitationPropertySchema]. Build them with the variant
+//     pointer (acp.SessionUpdate{Value: &acp.ToolCall{…}}) or a constructor ([Text], [Diff],
+//     [AgentMessage], [Update], [Selected]). Decode them with a type switch on Value. A tag this
+//     package does not know decodes into an Unknown* variant that re-encodes verbatim; a
+//     missing tag is an error; a zero wrapper fails to marshal.
+//   - Variants have no tag field: the tag comes from the Go type.
+//   - Required arrays never marshal as null (a nil slice goes out as []).
+//   - Optional fields the schema forbids as null are omitted when unset (pointers, omitempty).
+//     Optional slices use omitzero: nil is omitted, an empty slice is sent as [] (on a
+//     ToolCallUpdate that clears the client's list).
+//   - Three-state fields (absent / null / value) use [Optional].
+//   - `_meta` is [Meta] (raw JSON), as are rawInput and rawOutput: foreign data and its number
+//     text pass through untouched.
+//   - Decoding is lenient: unknown fields are ignored, a stdio MCP server may carry
+//     "type":"stdio", a boolean set_config_option value is accepted without "type".
+//
+// # Connection
+//
+// [Serve] runs one connection over an io.ReadWriteCloser (the agent's stdin/stdout, or one end
+// of a pipe in tests). Each line is one JSON-RPC message; lines may be of any length. A
+// malformed line is answered with -32700 and the connection keeps serving; a structurally
+// invalid request gets -32600, an unknown method -32601; unknown notifications (including
+// "_"-prefixed extensions) are ignored; every request is answered exactly once.
+//
+// Inbound requests are routed through a [Router]: each [Route] has a start function that runs
+// on the read goroutine, in arrival order (decode, validate, register state), and may return a
+// slow continuation that runs on its own goroutine and whose result becomes the reply. A
+// handler may therefore call back into the peer (permission, fs, terminal) without
+// deadlocking the reader, and a session/cancel never overtakes the prompt it cancels. Every
+// request context is cancelled by an inbound $/cancel_request for its id; the request is still
+// answered exactly once (with the handler's result, or -32800 if it returns the context's
+// error).
+//
+// Outbound calls take a context: cancelling it sends $/cancel_request for that id and returns
+// the context's error. Notifications and replies are written by one writer in the order they
+// are issued, so a goroutine that sends its session/update notifications and then returns its
+// result puts every update on the wire before the response.
+//
+// The agent side is [ServeAgent] with an [Agent] implementation; it returns a [*ClientConn]
+// with typed methods for the client's methods (SessionUpdate, RequestPermission,
+// ReadTextFile, …). The client side is [ServeClient] with a [Client] implementation,
+// returning an [*AgentConn] (Initialize, NewSession, Prompt, Cancel, …).
+//
+// Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
+// %w); it is converted to a JSON-RPC error once, at the edge.
+//
+// Spec: https://agentclientprotocol.com/protocol/v1/overview
+package acp
