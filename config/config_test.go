@@ -1,0 +1,167 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseErrorsHavePositions(t *testing.T) {
+	tests := []struct {
+		name, data    string
+		line, column  int
+		wantSubstring string
+	}{
+		{"syntax", "{\n  \"model\": {\"name\": \"x\",}\n}", 2, 25, "invalid character"},
+		{"unknown key", "{\n  \"permisions\": {}\n}", 2, 3, `unknown setting "permisions"`},
+		{"wrong type", "{\n  \"maxTurnRequests\": \"ten\"\n}", 2, 26, "expected int"},
+		{"truncated", "{\"model\": {", 1, 11, "unexpected EOF"},
+		{"trailing", "{}\n{}", 2, 1, "unexpected data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("s.json", []byte(tt.data))
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want *FileError", err)
+			}
+			if fe.Line != tt.line || fe.Column != tt.column {
+				t.Errorf("position = %d:%d, want %d:%d (%v)", fe.Line, fe.Column, tt.line, tt.column, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantSubstring) {
+				t.Errorf("err = %q, want it to mention %q", err, tt.wantSubstring)
+			}
+		})
+	}
+}
+
+func TestParseValid(t *testing.T) {
+	s, err := Parse("s.json", []byte(`{"model":{"provider":"openai","name":"m"},
+		"tools":{"deny":["bash"]},"permissions":{"defaultMode":"plan","allow":["read"]},
+		"bash":{"maxTimeoutMs":1000},"maxTurnRequests":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Model.Provider != "openai" || s.Tools.Deny[0] != "bash" || s.Permissions.DefaultMode != "plan" ||
+		s.Bash.MaxTimeoutMs != 1000 || s.MaxTurnRequests != 7 {
+		t.Fatalf("parsed %+v", s)
+	}
+	if s, err := Parse("empty.json", []byte("  \n")); err != nil || s.Model.Provider != "" {
+		t.Fatalf("empty file: %+v, %v", s, err)
+	}
+}
+
+func TestMergeOverridesScalarsAndAccumulatesLists(t *testing.T) {
+	user := Settings{Model: Model{Provider: "openai", Name: "a"}, Permissions: Permissions{Deny: []string{"bash(rm *)"}, Allow: []string{"read"}}}
+	project := Settings{Model: Model{Name: "b"}, Permissions: Permissions{Allow: []string{"read", "grep"}, DefaultMode: "acceptEdits"}}
+	got := Merge(user, project)
+	if got.Model.Provider != "openai" || got.Model.Name != "b" {
+		t.Errorf("model = %+v", got.Model)
+	}
+	if fmt.Sprint(got.Permissions.Allow) != "[read grep]" || fmt.Sprint(got.Permissions.Deny) != "[bash(rm *)]" {
+		t.Errorf("permissions = %+v", got.Permissions)
+	}
+	got.Permissions.Allow[0] = "changed"
+	if user.Permissions.Allow[0] != "read" {
+		t.Error("Merge aliases its input")
+	}
+}
+
+func TestLoadLocatesBadValue(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	writeFile(t, p, "{\n  \"permissions\": {\n    \"allow\": [\"ok\", \"bad((\"]\n  }\n}\n")
+	validate := func(s *Settings) error {
+		for _, r := range s.Permissions.Allow {
+			if strings.Contains(r, "((") {
+				return &ValueError{Value: r, Err: errors.New("unbalanced parenthesis")}
+			}
+		}
+		return nil
+	}
+	_, err := Load([]string{filepath.Join(dir, "missing.json"), p}, validate)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Line != 3 || fe.Column != 21 {
+		t.Fatalf("err = %v (%+v)", err, fe)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveReload edits the file in place, replaces it by rename as editors
+// do, and writes an invalid version: valid changes apply, the invalid one
+// keeps the last good settings.
+func TestLiveReload(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	writeFile(t, p, `{"permissions":{"defaultMode":"default"}}`)
+	live, err := NewLive([]string{p}, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := make(chan Settings, 10)
+	live.OnChange(func(s Settings) { changes <- s })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go live.Watch(ctx)
+	<-live.Watching()
+
+	wait := func(want string) {
+		t.Helper()
+		select {
+		case s := <-changes:
+			if s.Permissions.DefaultMode != want {
+				t.Fatalf("reloaded mode %q, want %q", s.Permissions.DefaultMode, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no reload to %q", want)
+		}
+	}
+
+	writeFile(t, p, `{"permissions":{"defaultMode":"plan"}}`)
+	wait("plan")
+
+	tmp := filepath.Join(dir, ".settings.json.swp")
+	writeFile(t, tmp, `{"permissions":{"defaultMode":"acceptEdits"}}`)
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	wait("acceptEdits")
+
+	writeFile(t, p, `{"permissions":{"defaultMode":`)
+	if err := live.Reload(); err == nil {
+		t.Fatal("Reload of an invalid file succeeded")
+	}
+	if got := live.Current().Permissions.DefaultMode; got != "acceptEdits" {
+		t.Fatalf("after an invalid file mode = %q, want the last good acceptEdits", got)
+	}
+	writeFile(t, p, `{"permissions":{"defaultMode":"bypassPermissions"}}`)
+	wait("bypassPermissions")
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"model":{"provider":"openai"},"permissions":{"allow":["read"]}}`))
+	f.Add([]byte("{\n\"x\": 1}"))
+	f.Add([]byte(`{"maxTurnRequests": 1e999}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := Parse("f.json", data)
+		var fe *FileError
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("error %v is not a *FileError", err)
+		}
+		if fe != nil && (fe.Line < 0 || fe.Column < 0) {
+			t.Fatalf("bad position %+v", fe)
+		}
+	})
+}
