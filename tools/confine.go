@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// ErrSymlinkLoop is returned when resolving a path follows too many symbolic
+// links.
+var ErrSymlinkLoop = errors.New("too many levels of symbolic links")
+
+// maxSymlinkHops matches Linux's limit on the links one lookup follows.
+const maxSymlinkHops = 40
+
+// Resolve returns the absolute, symlink-free form of path as the kernel would
+// see it: a relative path is taken relative to base; ".." is applied after
+// the symlinks before it are followed; every existing symlink along the way
+// is followed, including a dangling final one (so a write through it is
+// judged by where it lands). Components that do not exist yet are appended
+// as written. "~" is not expanded: the shell does that, the file system does
+// not, so "~/x" is a relative path naming a directory called "~".
+func Resolve(base, path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	if !filepath.IsAbs(path) {
+		if !filepath.IsAbs(base) {
+			return "", fmt.Errorf("resolve %q: base %q is not absolute", path, base)
+		}
+		// Not filepath.Join: it would apply ".." lexically, before the
+		// symlinks in front of it are followed.
+		path = base + string(filepath.Separator) + path
+	}
+	rest := splitPath(path)
+	resolved := string(filepath.Separator)
+	hops := 0
+	missing := false // once a component is missing, the rest is lexical
+	for len(rest) > 0 {
+		comp := rest[0]
+		rest = rest[1:]
+		switch comp {
+		case ".", "":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, comp)
+		if missing {
+			resolved = next
+			continue
+		}
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			// A file used as a directory is "missing" too: the later open
+			// fails with a clear error of its own.
+			missing = true
+			resolved = next
+		case err != nil:
+			return "", fmt.Errorf("resolve %q: %w", path, err)
+		case fi.Mode()&os.ModeSymlink != 0:
+			hops++
+			if hops > maxSymlinkHops {
+				return "", fmt.Errorf("resolve %q: %w", path, ErrSymlinkLoop)
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", fmt.Errorf("resolve %q: %w", path, err)
+			}
+			if filepath.IsAbs(target) {
+				resolved = string(filepath.Separator)
+			}
+			rest = append(splitPath(target), rest...)
+		default:
+			resolved = next
+		}
+	}
+	return resolved, nil
+}
+
+func splitPath(p string) []string {
+	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// Confine resolves path (relative paths against roots[0], the session cwd)
+// with [Resolve] and reports whether the result lies inside one of roots,
+// which are resolved the same way. The bridge turns inside == false into an
+// ask naming abs (or an allow in bypassPermissions); it never silently
+// refuses. Comparison is byte-exact after resolution: a look-alike such as
+// U+FF0F FULLWIDTH SOLIDUS is an ordinary file-name character, never a
+// separator, so it cannot climb out of a root.
+func Confine(roots []string, path string) (abs string, inside bool, err error) {
+	if len(roots) == 0 {
+		return "", false, errors.New("confine: no roots")
+	}
+	abs, err = Resolve(roots[0], path)
+	if err != nil {
+		return "", false, err
+	}
+	for _, r := range roots {
+		rr, err := Resolve(string(filepath.Separator), r)
+		if err != nil {
+			continue
+		}
+		if within(rr, abs) {
+			return abs, true, nil
+		}
+	}
+	return abs, false, nil
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return true
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// Protected reports whether a tool must never write path: anything inside
+// stateDir (the daemon's durable state), any of policyFiles (settings files
+// that grant permissions; a directory entry protects everything below it),
+// and anything inside or naming a ".git" component (repository internals,
+// hooks and config that run code). All are compared after [Resolve], so a
+// symlink or ".." cannot dodge the check; ".git" is matched
+// case-insensitively because macOS and Windows file systems are. A relative
+// path is resolved against the process's working directory; callers should
+// pass the absolute path from [Confine].
+func Protected(path string, stateDir string, policyFiles []string) bool {
+	base, _ := os.Getwd()
+	abs, err := Resolve(base, path)
+	if err != nil {
+		return true // an unresolvable path is not safe to write
+	}
+	for _, comp := range splitPath(abs) {
+		if strings.EqualFold(comp, ".git") {
+			return true
+		}
+	}
+	protect := append([]string{}, policyFiles...)
+	if stateDir != "" {
+		protect = append(protect, stateDir)
+	}
+	for _, p := range protect {
+		if p == "" {
+			continue
+		}
+		rp, err := Resolve(base, p)
+		if err != nil {
+			continue
+		}
+		if within(rp, abs) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestConfine(t *testing.T) {
+	base := t.TempDir()
+	base, _ = filepath.EvalSymlinks(base)
+	root := filepath.Join(base, "root")
+	extra := filepath.Join(base, "extra")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{root, extra, outside, filepath.Join(root, "sub")} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644))
+	must(t, os.Symlink(outside, filepath.Join(root, "out")))                          // dir link escaping
+	must(t, os.Symlink(filepath.Join(outside, "new"), filepath.Join(root, "dangle"))) // dangling, escaping
+	must(t, os.Symlink("sub", filepath.Join(root, "in")))                             // relative, inside
+	must(t, os.Symlink("../outside/secret", filepath.Join(root, "rel")))              // relative, escaping
+	must(t, os.Symlink("loop", filepath.Join(root, "loop")))
+	roots := []string{root, extra}
+
+	tests := []struct {
+		name    string
+		path    string
+		wantAbs string
+		inside  bool
+		wantErr error
+	}{
+		{"relative", "sub/a.go", filepath.Join(root, "sub/a.go"), true, nil},
+		{"dot", ".", root, true, nil},
+		{"dotdot escape", "../outside/secret", filepath.Join(outside, "secret"), false, nil},
+		{"dotdot hidden in middle", "sub/../../outside/x", filepath.Join(outside, "x"), false, nil},
+		{"dotdot stays inside", "sub/../a", filepath.Join(root, "a"), true, nil},
+		{"absolute inside", filepath.Join(root, "x"), filepath.Join(root, "x"), true, nil},
+		{"absolute outside", "/etc/passwd", "/etc/passwd", false, nil},
+		{"additional root", filepath.Join(extra, "f"), filepath.Join(extra, "f"), true, nil},
+		{"prefix sibling is not inside", root + "x/f", root + "x/f", false, nil},
+		{"symlink dir escape", "out/secret", filepath.Join(outside, "secret"), false, nil},
+		{"dangling symlink escape", "dangle", filepath.Join(outside, "new"), false, nil},
+		{"relative symlink inside", "in/f", filepath.Join(root, "sub/f"), true, nil},
+		{"relative symlink escape", "rel", filepath.Join(outside, "secret"), false, nil},
+		{"dotdot after symlink follows target", "out/../root/x", filepath.Join(root, "x"), true, nil},
+		{"tilde is literal", "~/x", filepath.Join(root, "~/x"), true, nil},
+		{"fullwidth solidus is a name", "..\uFF0Foutside", filepath.Join(root, "..\uFF0Foutside"), true, nil},
+		{"division slash is a name", "..\u2215outside", filepath.Join(root, "..\u2215outside"), true, nil},
+		{"one-dot-leader is a name", "\u2024\u2024/x", filepath.Join(root, "\u2024\u2024/x"), true, nil},
+		{"symlink loop", "loop/x", "", false, ErrSymlinkLoop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			abs, inside, err := Confine(roots, tt.path)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if abs != tt.wantAbs || inside != tt.inside {
+				t.Errorf("Confine(%q) = %q, %v; want %q, %v", tt.path, abs, inside, tt.wantAbs, tt.inside)
+			}
+		})
+	}
+}
+
+func TestProtected(t *testing.T) {
+	base := t.TempDir()
+	base, _ = filepath.EvalSymlinks(base)
+	state := filepath.Join(base, "state")
+	repo := filepath.Join(base, "repo")
+	settings := filepath.Join(repo, ".dshd", "settings.json")
+	must(t, os.MkdirAll(filepath.Join(repo, ".git", "hooks"), 0o755))
+	must(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	must(t, os.MkdirAll(state, 0o755))
+	must(t, os.Symlink(filepath.Join(repo, ".git"), filepath.Join(repo, "g")))
+	must(t, os.Symlink(settings, filepath.Join(repo, "s")))
+	policy := []string{settings}
+
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(repo, "main.go"), false},
+		{filepath.Join(repo, ".git", "config"), true},
+		{filepath.Join(repo, ".git"), true},
+		{filepath.Join(repo, ".GIT", "hooks", "pre-commit"), true},
+		{filepath.Join(repo, "sub", ".git", "HEAD"), true},
+		{filepath.Join(repo, "g", "hooks", "x"), true}, // via symlink
+		{filepath.Join(repo, "s"), true},               // symlink to the settings file
+		{filepath.Join(repo, "x", "..", ".dshd", "settings.json"), true},
+		{filepath.Join(repo, ".dshd", "other.json"), false},
+		{filepath.Join(repo, ".gitignore"), false},
+		{filepath.Join(state, "sessions", "a.jsonl"), true},
+		{state, true},
+	}
+	for _, tt := range tests {
+		if got := Protected(tt.path, state, policy); got != tt.want {
+			t.Errorf("Protected(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	f.Add("a/../../b")
+	f.Add("~/x/./y//z")
+	f.Add("/abs/../..")
+	f.Fuzz(func(t *testing.T, p string) {
+		if p == "" {
+			return
+		}
+		abs, err := Resolve("/nonexistent-base-dir", p)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(abs) || filepath.Clean(abs) != abs {
+			t.Fatalf("Resolve(%q) = %q: not clean and absolute", p, abs)
+		}
+	})
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
