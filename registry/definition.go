@@ -76,6 +76,18 @@ type Definition struct {
 	// Subjects, optional, names what the call touches, for permission
 	// rules, root confinement and remembered grants.
 	Subjects func(call Call) []Subject
+
+	// spec is the derived SchemaSpec of a typed definition; nil for a raw one.
+	spec *SchemaProp
+}
+
+// Spec returns the per-property vocabulary a typed definition was derived
+// from (a copy: changing it changes nothing), or nil for a raw definition.
+func (d *Definition) Spec() SchemaSpec {
+	if d.spec == nil {
+		return nil
+	}
+	return d.spec.clone().Properties
 }
 
 // ToolSchema is the model-facing projection of a Definition: exactly the

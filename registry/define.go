@@ -1,0 +1,175 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/dsh-tools/dshd/presentation"
+)
+
+// Spec is everything about a typed tool except its body and its
+// parameters, which come from the Args type A. The hooks receive the
+// decoded, validated arguments.
+type Spec[A any] struct {
+	Name        string
+	Title       string
+	Description string
+	Kind        presentation.ToolCallKind
+	TimeoutMs   float64
+
+	// PresentCall, optional, describes the call before it runs. It is not
+	// called with arguments that fail validation (the call then gets a
+	// generic card titled with the tool's name).
+	PresentCall func(call Call, args A) presentation.CallView
+	// PresentResult, optional, describes the completed call.
+	PresentResult func(call Call, args A, r Result) *presentation.ResultView
+	// Subjects, optional, names what the call touches for policy. Invalid
+	// arguments have no subjects: such a call fails before it does anything.
+	Subjects func(call Call, args A) []Subject
+}
+
+// Define builds a typed tool. The Args struct A is the single source of
+// truth: its fields and tags become the tool's [SchemaSpec] and JSON Schema,
+// and at call time the raw arguments are validated against that schema
+// before encoding/json decodes them into A, so body receives typed
+// arguments with zero casts.
+//
+// Tags on the fields of A:
+//   - json: the property name (the Go field name if absent; "-" skips the
+//     field). A property is required unless its field is a pointer or is
+//     tagged omitempty/omitzero. An optional field must be able to say
+//     "absent": a pointer, a slice or a map (nil means absent). An
+//     omitempty int, string, bool or struct is refused, because its zero
+//     value would be indistinguishable from absence.
+//   - desc: the description shown to the model.
+//   - enum:"a|b": allowed values, for strings and string slices only.
+//   - default: the value the body should assume when the property is
+//     absent, on optional fields only; a bare string for string fields, a
+//     JSON literal otherwise. It is checked against the field's type and
+//     schema and advertised to the model, not injected (santhosh-tekuri
+//     does not apply defaults; the body applies it: nil ⇒ default).
+//   - min, max: bounds of a number, the length of a string (in code
+//     points), or the length of an array.
+//   - pattern: a regular expression a string must match (unanchored, as
+//     JSON Schema has it; write ^…$ to anchor).
+//
+// Go integers become "integer", uint and small ints carry their range.
+// Nested structs become closed objects, slices arrays, map[string]T an
+// object of T values. Embedded structs without a JSON name are promoted.
+// Interfaces, channels, funcs, complex numbers, maps with non-string keys,
+// []byte, recursive types and types with custom JSON decoding are refused.
+//
+// Every mistake in A is reported by Define as a *FieldError naming the
+// field (joined with errors.Join when there are several), never at the
+// first call. Define also checks what [Registry] checks (name,
+// description, timeout).
+func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args A) (Result, error)) (*Definition, error) {
+	if body == nil {
+		return nil, fmt.Errorf("registry: tool %q: nil body", spec.Name)
+	}
+	root, err := deriveSpec(spec.Name, reflect.TypeFor[A]())
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	root.jsonSchema(&buf)
+	params := json.RawMessage(buf.Bytes())
+	v, err := CompileSchema(params)
+	if err != nil { // a derivation bug, not the author's: report it all the same
+		return nil, fmt.Errorf("registry: tool %q: derived schema: %w", spec.Name, err)
+	}
+	v.fast = newChecker(root)
+	decode := func(raw json.RawMessage) (A, error) {
+		var a A
+		if _, err := v.parse(raw); err != nil {
+			err.(*ToolArgsError).Tool = spec.Name
+			return a, err
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return a, nil
+		}
+		if err := json.Unmarshal(raw, &a); err != nil {
+			// Validation passed, so only a value out of Go's range (an
+			// int64 past 2^63, a float32 past its max) gets here.
+			return a, &ToolArgsError{Code: CodeInvalidArgs, Tool: spec.Name, Issues: []Issue{decodeIssue(err)}}
+		}
+		return a, nil
+	}
+	d := &Definition{
+		Name:        spec.Name,
+		Title:       spec.Title,
+		Description: spec.Description,
+		Parameters:  params,
+		Kind:        spec.Kind,
+		TimeoutMs:   spec.TimeoutMs,
+		spec:        root,
+		Execute: func(ctx context.Context, call Call, raw json.RawMessage) (Result, error) {
+			a, err := decode(raw)
+			if err != nil {
+				return Result{}, err
+			}
+			return body(ctx, call, a)
+		},
+	}
+	if f := spec.PresentCall; f != nil {
+		d.PresentCall = func(call Call) presentation.CallView {
+			a, err := decode(call.Arguments())
+			if err != nil {
+				title := spec.Title
+				if title == "" {
+					title = spec.Name
+				}
+				return presentation.CallView{Title: title, Kind: spec.Kind}
+			}
+			return f(call, a)
+		}
+	}
+	if f := spec.PresentResult; f != nil {
+		d.PresentResult = func(call Call, r Result) *presentation.ResultView {
+			a, err := decode(call.Arguments())
+			if err != nil {
+				return nil
+			}
+			return f(call, a, r)
+		}
+	}
+	if f := spec.Subjects; f != nil {
+		d.Subjects = func(call Call) []Subject {
+			a, err := decode(call.Arguments())
+			if err != nil {
+				return nil
+			}
+			return f(call, a)
+		}
+	}
+	if err := checkDefinition(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// MustDefine is [Define] for package-level variables: it panics on error.
+func MustDefine[A any](spec Spec[A], body func(ctx context.Context, call Call, args A) (Result, error)) *Definition {
+	d, err := Define(spec, body)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func decodeIssue(err error) Issue {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		ptr := ""
+		if te.Field != "" {
+			ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
+		}
+		return Issue{Pointer: ptr, Message: fmt.Sprintf("%s is out of range for this property", te.Value)}
+	}
+	return Issue{Message: err.Error()}
+}
