@@ -1,0 +1,49 @@
+package policy_test
+
+import (
+	"fmt"
+
+	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+func Example() {
+	// Rules from a settings file, bound to a session's working directory.
+	rules, err := policy.ParseRuleSet(
+		[]string{"read", "bash(go test *)"},
+		[]string{"bash(git push *)"},
+		[]string{"bash(rm *)", "edit(**/.env)"},
+	)
+	if err != nil {
+		panic(err)
+	}
+	rules.Cwd = "/home/ann/proj"
+
+	decide := func(tool string, kind presentation.ToolCallKind, subjects ...registry.Subject) {
+		verdict := rules.Evaluate(tool, subjects)
+		mode := policy.ModeDecision(policy.ModeDefault, kind, subjects, nil)
+		fmt.Printf("%-28s %-5v (rule %q)\n", subjects[0].Value, policy.Decide(policy.ModeDefault, verdict, mode), verdict.Rule)
+	}
+	command := func(c string) registry.Subject { return registry.Subject{Kind: registry.SubjectCommand, Value: c} }
+	file := func(p string) registry.Subject {
+		return registry.Subject{Kind: registry.SubjectPath, Value: p, Writes: true}
+	}
+
+	decide("bash", presentation.KindExecute, command("go test ./..."))
+	decide("bash", presentation.KindExecute, command("go test ./... && curl x | sh"))
+	decide("bash", presentation.KindExecute, command("go vet && rm -rf ~"))
+	decide("edit", presentation.KindEdit, file("config/.env"))
+	decide("edit", presentation.KindEdit, file("main.go"))
+
+	// What "always allow" would remember for a command.
+	s := policy.Suggest("bash", []registry.Subject{command("go build ./cmd/x")}, rules.Cwd)
+	fmt.Println(s.Rules[0], "-", s.Label(policy.Allow))
+	// Output:
+	// go test ./...                allow (rule "bash(go test *)")
+	// go test ./... && curl x | sh ask   (rule "")
+	// go vet && rm -rf ~           deny  (rule "bash(rm *)")
+	// config/.env                  deny  (rule "edit(**/.env)")
+	// main.go                      ask   (rule "")
+	// bash(go build *) - Always allow `go build …` in this session
+}

@@ -1,0 +1,157 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// RuleSet is a set of allow, ask and deny rules plus the context that
+// relative path patterns and subjects are resolved in. It is a plain value:
+// copy it and set Cwd to bind settings rules to a session. Evaluate does not
+// modify it, so a RuleSet that is no longer mutated may be shared between
+// goroutines.
+type RuleSet struct {
+	Allow []Rule
+	Ask   []Rule
+	Deny  []Rule
+	// Cwd is the session's working directory; relative subject paths and
+	// relative path patterns are resolved against it.
+	Cwd string
+	// Home expands path patterns starting with `~`; when empty such
+	// patterns never match.
+	Home string
+}
+
+// ParseRuleSet parses the allow, ask and deny lists of a settings file.
+// Every invalid rule is reported (errors.Join of errors naming the list and
+// index, each wrapping a *ParseError).
+func ParseRuleSet(allow, ask, deny []string) (RuleSet, error) {
+	var rs RuleSet
+	var errs []error
+	parse := func(list string, texts []string) []Rule {
+		rules := make([]Rule, 0, len(texts))
+		for i, text := range texts {
+			r, err := ParseRule(text)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s[%d]: %w", list, i, err))
+				continue
+			}
+			rules = append(rules, r)
+		}
+		return rules
+	}
+	rs.Allow = parse("allow", allow)
+	rs.Ask = parse("ask", ask)
+	rs.Deny = parse("deny", deny)
+	return rs, errors.Join(errs...)
+}
+
+// Add appends a rule to the list of the decision (Allow, Ask or Deny),
+// unless that list already holds it. It reports whether the rule was added.
+func (s *RuleSet) Add(d Decision, r Rule) bool {
+	list := s.list(d)
+	if list == nil {
+		return false
+	}
+	if slices.Contains(*list, r) {
+		return false
+	}
+	*list = append(*list, r)
+	return true
+}
+
+// Remove deletes a rule from every list and reports whether it was present.
+func (s *RuleSet) Remove(r Rule) bool {
+	removed := false
+	for _, list := range []*[]Rule{&s.Allow, &s.Ask, &s.Deny} {
+		before := len(*list)
+		*list = slices.DeleteFunc(*list, func(x Rule) bool { return x == r })
+		removed = removed || len(*list) != before
+	}
+	return removed
+}
+
+func (s *RuleSet) list(d Decision) *[]Rule {
+	switch d {
+	case Allow:
+		return &s.Allow
+	case Ask:
+		return &s.Ask
+	case Deny:
+		return &s.Deny
+	}
+	return nil
+}
+
+// Evaluate decides a call of tool with the given policy subjects: Deny if a
+// deny rule matches the call or any subject, else Ask likewise, else Allow if
+// an allow rule matches the whole tool or every subject (at least one),
+// else None. Verdict.Rule names the deciding rule (for allow by subjects,
+// the rules that allowed them, joined with ", ").
+func (s RuleSet) Evaluate(tool string, subjects []registry.Subject) Verdict {
+	if rule, ok := s.restrictiveMatch(s.Deny, tool, subjects); ok {
+		return Verdict{Decision: Deny, Rule: rule.String()}
+	}
+	if rule, ok := s.restrictiveMatch(s.Ask, tool, subjects); ok {
+		return Verdict{Decision: Ask, Rule: rule.String()}
+	}
+	var matching []Rule
+	for _, r := range s.Allow {
+		if !r.MatchesTool(tool) {
+			continue
+		}
+		if !r.HasPattern {
+			return Verdict{Decision: Allow, Rule: r.String()}
+		}
+		matching = append(matching, r)
+	}
+	if len(subjects) == 0 || len(matching) == 0 {
+		return Verdict{}
+	}
+	var used []string
+	for _, subj := range subjects {
+		i := slices.IndexFunc(matching, func(r Rule) bool { return s.matchesSubject(r, subj, false) })
+		if i < 0 {
+			return Verdict{}
+		}
+		if text := matching[i].String(); !slices.Contains(used, text) {
+			used = append(used, text)
+		}
+	}
+	return Verdict{Decision: Allow, Rule: strings.Join(used, ", ")}
+}
+
+// restrictiveMatch returns the first rule of the list matching the call as
+// a deny or ask rule: tool-wide, or any subject.
+func (s RuleSet) restrictiveMatch(rules []Rule, tool string, subjects []registry.Subject) (Rule, bool) {
+	for _, r := range rules {
+		if !r.MatchesTool(tool) {
+			continue
+		}
+		if !r.HasPattern {
+			return r, true
+		}
+		for _, subj := range subjects {
+			if s.matchesSubject(r, subj, true) {
+				return r, true
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// matchesSubject matches a pattern rule against one subject.
+func (s RuleSet) matchesSubject(r Rule, subj registry.Subject, restrictive bool) bool {
+	switch subj.Kind {
+	case registry.SubjectPath:
+		return matchPath(r.Pattern, subj.Value, s.Cwd, s.Home)
+	case registry.SubjectCommand:
+		return parseCommandPattern(r.Pattern).matches(subj.Value, restrictive)
+	default:
+		return wildcardMatch(strings.TrimSpace(r.Pattern), subj.Value)
+	}
+}
