@@ -1,0 +1,309 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Conn is one JSON-RPC connection to an ACP peer. It is the shared engine under [ClientConn]
+// (the agent's view of the client) and [AgentConn] (the client's view of the agent). Its
+// methods are safe for concurrent use.
+type Conn struct {
+	rpc    *jsonrpc2.Conn
+	ready  chan struct{} // closed once rpc is set
+	stream *lineStream
+	routes Router
+	log    *slog.Logger
+	ctx    context.Context // cancelled when the connection closes
+	cancel context.CancelFunc
+
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	inflight map[jsonrpc2.ID]context.CancelFunc // inbound requests not yet answered
+}
+
+// Option configures a connection.
+type Option func(*options)
+
+type options struct {
+	log    *slog.Logger
+	tap    func(Direction, []byte)
+	routes Router
+}
+
+// WithLogger sets the logger for protocol diagnostics (default: slog.Default()). Logs never go
+// to the protocol stream.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithTap calls tap with every message's raw line (without the newline) in wire order:
+// inbound ones as they are read, outbound ones as they are written. tap must not block and
+// must copy msg if it keeps it.
+func WithTap(tap func(dir Direction, msg []byte)) Option {
+	return func(o *options) { o.tap = tap }
+}
+
+// WithRoutes adds (or overrides) inbound routes, e.g. "_"-prefixed extension methods.
+func WithRoutes(r Router) Option {
+	return func(o *options) {
+		if o.routes == nil {
+			o.routes = Router{}
+		}
+		for k, v := range r {
+			o.routes[k] = v
+		}
+	}
+}
+
+// Serve starts a connection over rwc that dispatches inbound messages through routes. It
+// returns at once; the connection runs until rwc reaches EOF, ctx is cancelled or Close is
+// called. Most code uses [ServeAgent] or [ServeClient] instead.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, routes Router, opts ...Option) *Conn {
+	c := newConn(ctx, rwc, opts...)
+	c.start(routes)
+	return c
+}
+
+func newConn(ctx context.Context, rwc io.ReadWriteCloser, opts ...Option) *Conn {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.log == nil {
+		o.log = slog.Default()
+	}
+	c := &Conn{log: o.log, inflight: map[jsonrpc2.ID]context.CancelFunc{}, routes: o.routes, ready: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	c.stream = newLineStream(rwc, o.tap, c.log.Debug)
+	return c
+}
+
+// start installs routes (routes from options win) and begins reading.
+func (c *Conn) start(routes Router) {
+	merged := Router{}
+	for k, v := range routes {
+		merged[k] = v
+	}
+	for k, v := range c.routes {
+		merged[k] = v
+	}
+	c.routes = merged
+	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}))
+	close(c.ready)
+	go func() {
+		<-c.rpc.DisconnectNotify()
+		c.cancel()
+	}()
+}
+
+// Done is closed when the connection has closed (peer EOF, ctx cancelled or Close).
+func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+
+// Close closes the connection and the underlying stream. In-flight handler contexts are
+// cancelled.
+func (c *Conn) Close() error {
+	err := c.rpc.Close()
+	c.cancel()
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Call sends a request and decodes its result into result (which may be nil). If ctx is
+// cancelled first, Call sends $/cancel_request for the request and returns an error matching
+// both ctx.Err() and [ErrRequestCancelled]. An error response is returned as an *Error.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	id := jsonrpc2.ID{Num: uint64(c.nextID.Add(1))}
+	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id.Num))}
+		if nerr := c.rpc.Notify(context.Background(), MethodCancelRequest, cancel); nerr != nil {
+			c.log.Debug("acp: sending $/cancel_request", "method", method, "error", nerr)
+		}
+		return fmt.Errorf("acp: %s: %w (%w)", method, ErrRequestCancelled, ctxErr)
+	}
+	if err != nil {
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) {
+			e := &Error{Code: rpcErr.Code, Message: rpcErr.Message}
+			if rpcErr.Data != nil {
+				e.Data = *rpcErr.Data
+			}
+			return e
+		}
+		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+	}
+	if result == nil || len(raw) == 0 || isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("acp: decoding %s result: %w", method, err)
+	}
+	return nil
+}
+
+// Notify sends a notification. Notifications and replies issued by one goroutine reach the
+// wire in the order they were issued.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+	}
+	return nil
+}
+
+func closedErr(err error) error {
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return errClosed
+	}
+	return err
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the read goroutine, so everything here (and
+// every route's start function) happens in arrival order; slow work runs on goroutines.
+func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-c.ready
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.Notif {
+		c.handleNotification(req.Method, params)
+		return
+	}
+	route, ok := c.routes[req.Method]
+	if !ok || route.notification {
+		c.reply(req.ID, nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.Method))
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.mu.Lock()
+	if _, dup := c.inflight[req.ID]; dup {
+		c.mu.Unlock()
+		cancel()
+		c.reply(req.ID, nil, fmt.Errorf("%w: request id %s is already in flight", ErrInvalidRequest, req.ID))
+		return
+	}
+	c.inflight[req.ID] = cancel
+	c.mu.Unlock()
+
+	result, run, err := c.startRoute(ctx, req.Method, route, params)
+	if err != nil || run == nil {
+		c.finish(req.ID, result, err)
+		return
+	}
+	go func() {
+		result, err := protect(req.Method, run)
+		c.finish(req.ID, result, err)
+	}()
+}
+
+func (c *Conn) handleNotification(method string, params json.RawMessage) {
+	if method == MethodCancelRequest {
+		var n CancelRequestNotification
+		if err := json.Unmarshal(params, &n); err != nil {
+			c.log.Debug("acp: bad $/cancel_request", "error", err)
+			return
+		}
+		if id, ok := idFromRequestID(n.RequestID); ok {
+			c.mu.Lock()
+			cancel := c.inflight[id]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+		if route, ok := c.routes[MethodCancelRequest]; !ok || !route.notification {
+			return
+		}
+	}
+	route, ok := c.routes[method]
+	if !ok || !route.notification {
+		return // unknown notifications, "_" extensions included, are ignored
+	}
+	_, run, err := c.startRoute(c.ctx, method, route, params)
+	if err != nil {
+		c.log.Debug("acp: notification failed", "method", method, "error", err)
+	}
+	if run != nil {
+		go func() {
+			if _, err := protect(method, run); err != nil {
+				c.log.Debug("acp: notification failed", "method", method, "error", err)
+			}
+		}()
+	}
+}
+
+func (c *Conn) startRoute(ctx context.Context, method string, r Route, params json.RawMessage) (result any, run func() (any, error), err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, run, err = nil, nil, fmt.Errorf("%w: handler for %s panicked", ErrInternal, method)
+		}
+	}()
+	return r.start(ctx, params)
+}
+
+func protect(method string, run func() (any, error)) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("acp: handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, fmt.Errorf("%w: handler for %s panicked", ErrInternal, method)
+		}
+	}()
+	return run()
+}
+
+// finish sends the one reply of request id and forgets it.
+func (c *Conn) finish(id jsonrpc2.ID, result any, err error) {
+	c.reply(id, result, err)
+	c.mu.Lock()
+	cancel := c.inflight[id]
+	delete(c.inflight, id)
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
+	var sendErr error
+	if err != nil {
+		we := toWireError(err)
+		rpcErr := &jsonrpc2.Error{Code: we.Code, Message: we.Message}
+		if len(we.Data) > 0 {
+			rpcErr.SetError(we.Data)
+		}
+		sendErr = c.rpc.ReplyWithError(context.Background(), id, rpcErr)
+	} else {
+		if result == nil {
+			result = struct{}{}
+		}
+		sendErr = c.rpc.Reply(context.Background(), id, result)
+	}
+	if sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
+		c.log.Warn("acp: sending reply", "id", id.String(), "error", sendErr)
+		if err == nil { // e.g. the result failed to marshal: the request still gets its one reply
+			_ = c.rpc.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: CodeInternalError, Message: sendErr.Error()})
+		}
+	}
+}
+
+// slogPrintf adapts slog to jsonrpc2's Printf logger.
+type slogPrintf struct{ l *slog.Logger }
+
+func (s slogPrintf) Printf(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
