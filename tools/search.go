@@ -1,0 +1,340 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// GlobMatch is one file found by [Glob].
+type GlobMatch struct {
+	Path    string // absolute
+	ModTime time.Time
+}
+
+// Glob returns the files under root matching pattern, newest first (ties by
+// path), at most limit of them (0 = no limit), and whether more matched.
+// A pattern without "/" matches file names at any depth, as find -name
+// does; one with "/" matches the path relative to root, where * and ?
+// stay within a directory and ** spans any number of them. {a,b}
+// alternatives are expanded. An absolute pattern is split into its static
+// directory (the new root) and the rest. .gitignore is honoured.
+func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bool, error) {
+	if filepath.IsAbs(pattern) {
+		dir, rest := staticPrefix(filepath.ToSlash(pattern))
+		root, pattern = filepath.FromSlash(dir), rest
+		if root == "" {
+			root = "/"
+		}
+	} else if dir, rest := staticPrefix(pattern); dir != "" && strings.Contains(rest, "/") {
+		// "src/**/*.go": start the walk in src.
+		root, pattern = filepath.Join(root, filepath.FromSlash(dir)), rest
+	}
+	if pattern == "" {
+		return nil, false, fmt.Errorf("empty pattern")
+	}
+	for _, p := range expandBraces(pattern) {
+		if _, err := filepath.Match(strings.ReplaceAll(p, "**", "*"), ""); err != nil {
+			return nil, false, fmt.Errorf("bad pattern %q: %w", p, err)
+		}
+	}
+	m := newFileMatcher(pattern)
+	var out []GlobMatch
+	err := walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+		if !m.match(rel) {
+			return nil
+		}
+		var mt time.Time
+		if fi, err := d.Info(); err == nil {
+			mt = fi.ModTime()
+		}
+		out = append(out, GlobMatch{Path: abs, ModTime: mt})
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	slices.SortFunc(out, func(a, b GlobMatch) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	if limit > 0 && len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
+
+// GrepOptions shape one [Grep].
+type GrepOptions struct {
+	Pattern    string // RE2 syntax (Go regexp)
+	Glob       string // optional file filter, as for Glob
+	IgnoreCase bool
+	Context    int // lines before and after each match
+	// FilesOnly lists the matching files instead of matching lines.
+	FilesOnly bool
+	// Limit caps the matching lines (or files with FilesOnly); 0 = none.
+	Limit int
+	// MaxFileBytes skips larger files; 0 = 16 MiB.
+	MaxFileBytes int64
+	// MaxLineBytes cuts long lines in the output; 0 = 500.
+	MaxLineBytes int
+}
+
+// GrepLine is a line of a [GrepFile]: a match, or a context line.
+type GrepLine struct {
+	Line    int // 1-based
+	Text    string
+	IsMatch bool
+}
+
+// GrepFile holds the results of one file.
+type GrepFile struct {
+	Path    string // absolute
+	Matches int    // matching lines
+	Lines   []GrepLine
+}
+
+// GrepResult is what [Grep] found, files sorted by path.
+type GrepResult struct {
+	Files   []GrepFile
+	Matches int  // matching lines reported
+	Capped  bool // Limit stopped the search
+	Skipped int  // binary or oversized files skipped
+}
+
+// Grep searches the files under root (honouring .gitignore, skipping
+// binary files) for a regular expression, on all cores. With a Limit the
+// search stops once that many lines (or files) matched; which ones are kept
+// is then the first Limit in path order among those found.
+func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) {
+	expr := o.Pattern
+	if o.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	// Multi-line mode so ^ and $ match at line boundaries when the whole
+	// file is searched at once.
+	re, err := regexp.Compile("(?m)" + expr)
+	if err != nil {
+		return nil, fmt.Errorf("bad regular expression: %w", err)
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 16 << 20
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = 500
+	}
+	var filter *fileMatcher
+	if o.Glob != "" {
+		filter = newFileMatcher(o.Glob)
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	paths := make(chan string, 256)
+	var (
+		mu      sync.Mutex
+		res     GrepResult
+		found   atomic.Int64
+		skipped atomic.Int64
+		wg      sync.WaitGroup
+	)
+	workers := runtime.GOMAXPROCS(0)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range paths {
+				gf, ok := grepFile(p, re, o)
+				if !ok {
+					skipped.Add(1)
+					continue
+				}
+				if gf == nil {
+					continue
+				}
+				n := int64(gf.Matches)
+				if o.FilesOnly {
+					n = 1
+				}
+				total := found.Add(n)
+				mu.Lock()
+				res.Files = append(res.Files, *gf)
+				mu.Unlock()
+				if o.Limit > 0 && total >= int64(o.Limit) {
+					cancel()
+				}
+			}
+		}()
+	}
+	walkErr := walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+		if filter != nil && !filter.match(rel) {
+			return nil
+		}
+		select {
+		case paths <- abs:
+			return nil
+		case <-ctx.Done():
+			return errStopWalk
+		}
+	})
+	close(paths)
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, err
+	}
+	if walkErr != nil && walkErr != context.Canceled {
+		return nil, walkErr
+	}
+	slices.SortFunc(res.Files, func(a, b GrepFile) int { return strings.Compare(a.Path, b.Path) })
+	res.Skipped = int(skipped.Load())
+	res.Capped = o.Limit > 0 && found.Load() >= int64(o.Limit)
+	// Keep exactly Limit, in path order.
+	n := 0
+	for i := range res.Files {
+		f := &res.Files[i]
+		if o.Limit > 0 && o.FilesOnly && n >= o.Limit {
+			res.Files = res.Files[:i]
+			break
+		}
+		if o.Limit > 0 && !o.FilesOnly && n+f.Matches > o.Limit {
+			keep := o.Limit - n
+			f.Lines = trimToMatches(f.Lines, keep)
+			f.Matches = keep
+			res.Files = res.Files[:i+1]
+			if keep == 0 {
+				res.Files = res.Files[:i]
+			}
+			n += keep
+			break
+		}
+		if o.FilesOnly {
+			n++
+		} else {
+			n += f.Matches
+		}
+	}
+	res.Matches = n
+	return &res, nil
+}
+
+// trimToMatches keeps lines up to and including the keep-th match and its
+// trailing context.
+func trimToMatches(lines []GrepLine, keep int) []GrepLine {
+	seen := 0
+	for i, l := range lines {
+		if l.IsMatch {
+			if seen == keep {
+				// Drop the context that led up to this match too.
+				j := i
+				for j > 0 && !lines[j-1].IsMatch && lines[j-1].Line == lines[j].Line-1 {
+					j--
+				}
+				return lines[:j]
+			}
+			seen++
+		}
+	}
+	return lines
+}
+
+// grepFile searches one file. ok is false when the file was skipped
+// (binary, too big, unreadable); a nil *GrepFile means no match.
+func grepFile(path string, re *regexp.Regexp, o GrepOptions) (*GrepFile, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > o.MaxFileBytes {
+		return nil, false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	head := data
+	if len(head) > sniffLen {
+		head = head[:sniffLen]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, false
+	}
+	// One pass over the whole file rejects most files without splitting
+	// them into lines.
+	locs := re.FindAllIndex(data, -1)
+	if len(locs) == 0 {
+		return nil, true
+	}
+	gf := &GrepFile{Path: path}
+	if o.FilesOnly {
+		gf.Matches = 1
+		return gf, true
+	}
+	// Index line starts once, then map each match to its line.
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' && i+1 < len(data) {
+			starts = append(starts, i+1)
+		}
+	}
+	lineOf := func(off int) int { // 0-based
+		i, found := slices.BinarySearch(starts, off)
+		if !found {
+			i--
+		}
+		return i
+	}
+	lineText := func(i int) string {
+		end := len(data)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		s := strings.TrimRight(string(data[starts[i]:end]), "\r\n")
+		if len(s) > o.MaxLineBytes {
+			cut := o.MaxLineBytes
+			for cut > 0 && (s[cut]&0xC0) == 0x80 {
+				cut--
+			}
+			s = s[:cut] + "…"
+		}
+		return s
+	}
+	var matchLines []int
+	for _, loc := range locs {
+		if loc[0] == loc[1] && loc[0] == len(data) && len(data) > 0 && data[len(data)-1] == '\n' {
+			continue // an empty match after the final newline is not a line
+		}
+		l := lineOf(loc[0])
+		if len(matchLines) == 0 || matchLines[len(matchLines)-1] != l {
+			matchLines = append(matchLines, l)
+		}
+	}
+	gf.Matches = len(matchLines)
+	last := -1 // last line emitted
+	for k, l := range matchLines {
+		from := max(l-o.Context, last+1)
+		for c := from; c < l; c++ {
+			gf.Lines = append(gf.Lines, GrepLine{Line: c + 1, Text: lineText(c)})
+		}
+		gf.Lines = append(gf.Lines, GrepLine{Line: l + 1, Text: lineText(l), IsMatch: true})
+		last = l
+		to := min(l+o.Context, len(starts)-1)
+		if k+1 < len(matchLines) {
+			to = min(to, matchLines[k+1]-1)
+		}
+		for c := l + 1; c <= to; c++ {
+			gf.Lines = append(gf.Lines, GrepLine{Line: c + 1, Text: lineText(c)})
+			last = c
+		}
+	}
+	return gf, true
+}

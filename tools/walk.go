@@ -1,0 +1,207 @@
+package tools
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-tools/dshd/tools/internal/gitignore"
+)
+
+// walkFunc is called for every regular file of a walk that .gitignore does
+// not exclude. rel is slash-separated and relative to the walk's root.
+type walkFunc func(abs, rel string, d fs.DirEntry) error
+
+// errStopWalk ends a walk early without an error.
+var errStopWalk = fs.SkipAll
+
+// walkFiles visits the files under root in an unspecified order, skipping
+// .git directories and whatever the .gitignore files in force exclude:
+// those inside root and those of its ancestors up to the repository's top
+// (the nearest directory holding .git). It does not follow symlinks to
+// directories (so it cannot loop); symlinked files are visited.
+func walkFiles(ctx context.Context, root string, fn walkFunc) error {
+	stack := ancestorIgnores(root)
+	err := walkDir(ctx, root, "", stack, fn)
+	if err == errStopWalk {
+		return nil
+	}
+	return err
+}
+
+func walkDir(ctx context.Context, dir, rel string, stack *gitignore.Stack, fn walkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil // unreadable directories are skipped, as find and grep -r do (with a message we spare the model)
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			if m, err := gitignore.ParseFile(filepath.Join(dir, ".gitignore")); err == nil {
+				stack = stack.Push(dir, m)
+			}
+			break
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		abs := dir + string(filepath.Separator) + name
+		r := name
+		if rel != "" {
+			r = rel + "/" + name
+		}
+		typ := e.Type()
+		if typ.IsDir() {
+			if name == ".git" || stack.Ignored(abs, true) {
+				continue
+			}
+			if err := walkDir(ctx, abs, r, stack, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+			continue // sockets, devices, fifos: never read them
+		}
+		if stack.Ignored(abs, false) {
+			continue
+		}
+		if err := fn(abs, r, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ancestorIgnores loads the .gitignore files above root, up to the
+// repository's top, outermost first. Outside a repository it loads none:
+// a stray .gitignore in a home directory must not hide files.
+func ancestorIgnores(root string) *gitignore.Stack {
+	var s *gitignore.Stack
+	if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil {
+		return s // root itself is the top
+	}
+	var dirs []string
+	top := ""
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if top == "" {
+		return s
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if m, err := gitignore.ParseFile(filepath.Join(dirs[i], ".gitignore")); err == nil && m != nil {
+			s = s.Push(dirs[i], m)
+		}
+	}
+	return s
+}
+
+// expandBraces expands {a,b} alternatives (nested too) into plain
+// patterns; gitignore syntax has none, glob users expect them.
+func expandBraces(p string) []string {
+	open := -1
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case '}':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth == 0 {
+				var out []string
+				for _, alt := range splitTopLevel(p[open+1 : i]) {
+					out = append(out, expandBraces(p[:open]+alt+p[i+1:])...)
+				}
+				return out
+			}
+		}
+	}
+	return []string{p}
+}
+
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// staticPrefix splits a slash-separated pattern into its leading
+// directories without wildcards and the rest, so a walk can start deeper.
+func staticPrefix(p string) (dir, rest string) {
+	segs := strings.Split(p, "/")
+	i := 0
+	for i < len(segs)-1 && !strings.ContainsAny(segs[i], `*?[{\`) {
+		i++
+	}
+	return strings.Join(segs[:i], "/"), strings.Join(segs[i:], "/")
+}
+
+// fileMatcher is a compiled glob filter: patterns without a slash match a
+// file's base name at any depth, patterns with one match its path relative
+// to the walk's root.
+type fileMatcher struct {
+	pats []string
+}
+
+func newFileMatcher(pattern string) *fileMatcher {
+	return &fileMatcher{pats: expandBraces(pattern)}
+}
+
+func (m *fileMatcher) match(rel string) bool {
+	for _, p := range m.pats {
+		if !strings.Contains(p, "/") {
+			base := rel
+			if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+				base = rel[i+1:]
+			}
+			if gitignore.MatchPath(p, base) {
+				return true
+			}
+			continue
+		}
+		if gitignore.MatchPath(p, rel) {
+			return true
+		}
+	}
+	return false
+}
