@@ -23,6 +23,15 @@ type ErrorCoder interface {
 	ErrorCode() string
 }
 
+// ResultError is implemented by errors that know the isError result the
+// model should see (the registry's ToolArgsError lists every argument
+// problem in its details). A tool body returning one gets that result,
+// marked isError. It takes precedence over [ErrorCoder].
+type ResultError interface {
+	error
+	Result() registry.Result
+}
+
 // ToolNotFoundError is the failure of a call naming a tool that is not
 // visible to its scope (UNKNOWN_TOOL). It names only tools the scope can
 // see, never hidden ones.

@@ -444,8 +444,13 @@ func (d *dispatch) invoke(ctx context.Context, args []byte) (r registry.Result) 
 	if err == nil {
 		return r
 	}
+	var withResult ResultError
 	var coded ErrorCoder
 	switch {
+	case errors.As(err, &withResult):
+		r = withResult.Result()
+		r.IsError = true
+		return r
 	case errors.As(err, &coded) && coded.ErrorCode() != "":
 		r = failure(coded.ErrorCode(), err.Error())
 		var detailed interface{ ErrorDetails() json.RawMessage }
