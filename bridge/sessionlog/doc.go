@@ -1,0 +1,24 @@
+// Package sessionlog owns the durable session log: one append-only JSONL
+// file per session (<dir>/<session id>.jsonl), from which the bridge
+// replays session/load, restores remembered rules and the model's history
+// on load and resume, and answers session/list and session/delete.
+//
+// Every line is one record in an envelope the package writes itself:
+//
+//	{"t":"update","ts":1764536400123,"d":{...}}
+//
+// t is the record kind (see the Kind constants; any printable ASCII name
+// without quotes or backslashes may be used), ts the append time in Unix
+// milliseconds, and d the payload: any JSON value, stored compactly and
+// returned byte for byte as json.RawMessage. The package never interprets
+// payloads other than the header and title; the bridge decides what they
+// hold. The first record of every file is the header.
+//
+// Appends are buffered; [Log.Sync] flushes and fsyncs them, and the bridge
+// calls it at the end of every turn (and Close does). A crash (even
+// SIGKILL in the middle of a write) loses at most the records appended
+// since the last Sync, and may leave a torn last line: [Open] truncates
+// that tail (logging a warning) so new appends start on a fresh line, and
+// decoding skips any undecodable line with a warning rather than failing
+// the session.
+package sessionlog

@@ -1,0 +1,214 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultListLimit is the page size of List when limit is not positive.
+const DefaultListLimit = 50
+
+// ErrBadCursor: List was given a cursor it did not issue.
+var ErrBadCursor = errors.New("sessionlog: invalid cursor")
+
+// Info describes a stored session for session/list.
+type Info struct {
+	SessionID             string
+	Cwd                   string
+	AdditionalDirectories []string
+	// Title is the latest title record's title ("" when none).
+	Title string
+	// Created is the header's creation time.
+	Created time.Time
+	// UpdatedAt is the log file's modification time: the last time a
+	// record was made durable.
+	UpdatedAt time.Time
+}
+
+// Page is one page of List.
+type Page struct {
+	Sessions []Info
+	// NextCursor continues the listing; empty on the last page.
+	NextCursor string
+}
+
+type listEntry struct {
+	id      string
+	path    string
+	modTime time.Time
+}
+
+// List returns the sessions stored in dir, most recently updated first
+// (ties by id), optionally only those whose header cwd equals cwdFilter
+// (compared after filepath.Clean). cursor is "" for the first page or a
+// Page.NextCursor; limit bounds the page (DefaultListLimit when not
+// positive). Pagination is by position in that order, so sessions created
+// while a client pages do not shift later pages. A missing dir lists
+// nothing. Logs without a readable header are skipped with a warning.
+// List never modifies a log.
+func List(dir, cwdFilter, cursor string, limit int) (Page, error) {
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return Page{}, err
+	}
+	dirEntries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Page{Sessions: []Info{}}, nil
+	}
+	if err != nil {
+		return Page{}, fmt.Errorf("sessionlog: listing sessions: %w", err)
+	}
+	entries := make([]listEntry, 0, len(dirEntries))
+	for _, de := range dirEntries {
+		id, ok := strings.CutSuffix(de.Name(), fileSuffix)
+		if !ok || !de.Type().IsRegular() || ValidateID(id) != nil {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		entries = append(entries, listEntry{id: id, path: filepath.Join(dir, de.Name()), modTime: fi.ModTime()})
+	}
+	slices.SortFunc(entries, compareEntries)
+	if after != nil {
+		i, _ := slices.BinarySearchFunc(entries, *after, compareEntries)
+		if i < len(entries) && compareEntries(entries[i], *after) == 0 {
+			i++
+		}
+		entries = entries[i:]
+	}
+	if cwdFilter != "" {
+		cwdFilter = filepath.Clean(cwdFilter)
+	}
+	page := Page{Sessions: []Info{}}
+	var last listEntry
+	for _, e := range entries {
+		info, ok := readInfo(e)
+		if !ok || cwdFilter != "" && filepath.Clean(info.Cwd) != cwdFilter {
+			continue
+		}
+		if len(page.Sessions) == limit {
+			page.NextCursor = encodeCursor(last)
+			break
+		}
+		page.Sessions = append(page.Sessions, info)
+		last = e
+	}
+	for i := range page.Sessions {
+		page.Sessions[i].Title = readTitle(filepath.Join(dir, page.Sessions[i].SessionID+fileSuffix))
+	}
+	return page, nil
+}
+
+// compareEntries orders newest first, then by id.
+func compareEntries(a, b listEntry) int {
+	if c := b.modTime.Compare(a.modTime); c != 0 {
+		return c
+	}
+	return strings.Compare(a.id, b.id)
+}
+
+func readInfo(e listEntry) (Info, bool) {
+	f, err := os.Open(e.path)
+	if err != nil {
+		return Info{}, false
+	}
+	defer f.Close()
+	h, err := readHeader(f)
+	if err != nil {
+		slog.Warn("sessionlog: skipping log without a header", "session", e.id, "err", err)
+		return Info{}, false
+	}
+	return Info{
+		SessionID:             e.id,
+		Cwd:                   h.Cwd,
+		AdditionalDirectories: h.AdditionalDirectories,
+		Created:               h.Created,
+		UpdatedAt:             e.modTime,
+	}, true
+}
+
+// readTitle returns the latest title of a log. Only lines that are title
+// records in the canonical form, or not in the canonical form at all, are
+// decoded.
+func readTitle(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	canonicalTitle := []byte(canonicalStart + KindTitle + `"`)
+	title := ""
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		if bytes.HasPrefix(line, []byte(canonicalStart)) && !bytes.HasPrefix(line, canonicalTitle) {
+			continue
+		}
+		rec, err := decodeRecord(line)
+		if err != nil || rec.Kind != KindTitle {
+			continue
+		}
+		var t Title
+		if rec.Decode(&t) == nil {
+			title = t.Title
+		}
+	}
+	return title
+}
+
+const cursorVersion = "v1"
+
+func encodeCursor(e listEntry) string {
+	raw := cursorVersion + ":" + strconv.FormatInt(e.modTime.UnixNano(), 10) + ":" + e.id
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+func decodeCursor(cursor string) (*listEntry, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadCursor, err)
+	}
+	parts := strings.SplitN(string(raw), ":", 3)
+	if len(parts) != 3 || parts[0] != cursorVersion || ValidateID(parts[2]) != nil {
+		return nil, ErrBadCursor
+	}
+	nanos, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadCursor, err)
+	}
+	return &listEntry{id: parts[2], modTime: time.Unix(0, nanos)}, nil
+}
+
+// Delete removes the log of session id from dir. It returns an error
+// wrapping ErrNotFound when there is none (ACP's session/delete should
+// then succeed anyway). The caller closes an open Log first.
+func Delete(dir, id string) error {
+	path, err := logPath(dir, id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		return fmt.Errorf("sessionlog: deleting session: %w", err)
+	}
+	return nil
+}
