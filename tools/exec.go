@@ -1,0 +1,281 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Command describes one shell command for [Run] or [Jobs.Start].
+type Command struct {
+	// Line is run by bash -c.
+	Line string
+	// Dir is the working directory.
+	Dir string
+	// Env, when non-nil, replaces the environment (default: the daemon's,
+	// plus pager variables that keep git and friends from waiting on a
+	// terminal).
+	Env []string
+	// Timeout, when positive, kills the process group after that long.
+	Timeout time.Duration
+	// OutputLimit bounds the captured output in bytes; past it the middle
+	// is dropped (the start and the end are what a reader needs). 0 = 1 MiB.
+	OutputLimit int
+	// Live, when non-nil, receives all output as it arrives, uncapped.
+	Live io.Writer
+}
+
+// Outcome is how a command ended.
+type Outcome struct {
+	// Output is stdout and stderr interleaved as written, capped.
+	Output string
+	// Truncated reports that the middle of Output was dropped.
+	Truncated bool
+	// ExitCode is set when the command exited on its own.
+	ExitCode *int
+	// Signal names the signal that ended the command, if one did.
+	Signal string
+	// TimedOut reports that Timeout ended the command.
+	TimedOut bool
+	// Cancelled reports that the context ended the command.
+	Cancelled bool
+	// Duration is the wall time of the run.
+	Duration time.Duration
+}
+
+// killGrace bounds how long output is awaited after the command's process
+// group was killed: only a descendant that escaped the group (setsid) can
+// hold the pipe open that long.
+const killGrace = 2 * time.Second
+
+// defaultOutputLimit is [Command.OutputLimit]'s default.
+const defaultOutputLimit = 1 << 20
+
+// process is one started command: its own process group, its output pipe.
+type process struct {
+	cmd  *exec.Cmd
+	pgid int
+	out  *os.File // read end of the output pipe
+}
+
+// start launches c in a new process group. stdin is /dev/null; stdout and
+// stderr share one pipe whose write end only the child holds, so the
+// daemon's stdout is never inherited and EOF means every writer is gone.
+func start(c Command) (*process, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("bash", "-c", c.Line)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	}
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout = w
+	cmd.Stderr = w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("start %q: %w", c.Line, err)
+	}
+	w.Close()
+	return &process{cmd: cmd, pgid: cmd.Process.Pid, out: r}, nil
+}
+
+// kill signals the whole process group. ESRCH (already gone) is fine.
+func (p *process) kill(sig syscall.Signal) {
+	_ = syscall.Kill(-p.pgid, sig)
+}
+
+// drain copies the output to w until EOF or until stop is closed and the
+// grace period passed; it closes the pipe.
+func (p *process) drain(w io.Writer, stop <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(w, p.out)
+	}()
+	go func() {
+		select {
+		case <-done:
+		case <-stop:
+			select {
+			case <-done:
+			case <-time.After(killGrace):
+				p.out.Close() // unblocks the copy
+				<-done
+			}
+		}
+		p.out.Close()
+	}()
+	return done
+}
+
+// Run runs c in its own process group and waits for it, ctx or the
+// timeout. On cancellation or timeout the whole group is killed; when the
+// command ends on its own, whatever it left running in its group is killed
+// too, so no process outlives the call (use [Jobs] for long-lived ones).
+// An error means the command could not be started; how it ended is in the
+// Outcome.
+func Run(ctx context.Context, c Command) (*Outcome, error) {
+	limit := c.OutputLimit
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+	buf := newHeadTail(limit)
+	var sink io.Writer = buf
+	if c.Live != nil {
+		sink = io.MultiWriter(buf, c.Live)
+	}
+	began := time.Now()
+	p, err := start(c)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{})
+	drained := p.drain(sink, stop)
+	waited := make(chan error, 1)
+	go func() { waited <- p.cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	o := &Outcome{}
+	var werr error
+	select {
+	case werr = <-waited:
+	case <-timeout:
+		o.TimedOut = true
+		p.kill(syscall.SIGKILL)
+		werr = <-waited
+	case <-ctx.Done():
+		o.Cancelled = true
+		p.kill(syscall.SIGKILL)
+		werr = <-waited
+	}
+	p.kill(syscall.SIGKILL) // stragglers the command left in its group
+	close(stop)
+	<-drained
+	o.Duration = time.Since(began)
+	o.Output, o.Truncated = buf.String()
+	describeExit(o, p.cmd.ProcessState, werr)
+	return o, nil
+}
+
+func describeExit(o *Outcome, ps *os.ProcessState, werr error) {
+	if ps == nil {
+		return
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		o.Signal = signalName(ws.Signal())
+		return
+	}
+	var ee *exec.ExitError
+	if werr == nil || errors.As(werr, &ee) {
+		code := ps.ExitCode()
+		o.ExitCode = &code
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	case syscall.SIGBUS:
+		return "SIGBUS"
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+// headTail keeps the first and last limit/2 bytes written and counts what
+// it dropped in between.
+type headTail struct {
+	mu      sync.Mutex
+	limit   int
+	head    []byte
+	tail    []byte // ring buffer once full
+	tailPos int
+	tailFul bool
+	dropped int64
+}
+
+func newHeadTail(limit int) *headTail {
+	return &headTail{limit: limit}
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(p)
+	headCap := h.limit / 2
+	if len(h.head) < headCap {
+		k := min(headCap-len(h.head), len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	tailCap := h.limit - headCap
+	for len(p) > 0 && tailCap > 0 {
+		if !h.tailFul {
+			k := min(tailCap-len(h.tail), len(p))
+			h.tail = append(h.tail, p[:k]...)
+			p = p[k:]
+			if len(h.tail) == tailCap {
+				h.tailFul = true
+			}
+			continue
+		}
+		// Overwrite the oldest byte(s).
+		k := min(tailCap-h.tailPos, len(p))
+		copy(h.tail[h.tailPos:], p[:k])
+		h.dropped += int64(k)
+		h.tailPos = (h.tailPos + k) % tailCap
+		p = p[k:]
+	}
+	if tailCap == 0 {
+		h.dropped += int64(len(p))
+	}
+	return n, nil
+}
+
+// String returns the kept output, with a marker where bytes were dropped.
+func (h *headTail) String() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var sb strings.Builder
+	sb.Write(h.head)
+	if h.dropped > 0 {
+		fmt.Fprintf(&sb, "\n[… %d bytes of output omitted …]\n", h.dropped)
+	}
+	sb.Write(h.tail[h.tailPos:])
+	sb.Write(h.tail[:h.tailPos])
+	// A cut can split a rune, and commands print any bytes; results must
+	// survive a JSON round trip unchanged.
+	return strings.ToValidUTF8(sb.String(), "\uFFFD"), h.dropped > 0
+}

@@ -1,0 +1,286 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		cmd      Command
+		output   string
+		exit     int // -1: no exit code expected
+		signal   string
+		timedOut bool
+	}{
+		{"stdout and stderr", Command{Line: "echo out; echo err >&2"}, "out\nerr\n", 0, "", false},
+		{"exit code", Command{Line: "exit 3"}, "", 3, "", false},
+		{"cwd", Command{Line: "pwd", Dir: dir}, dir + "\n", 0, "", false},
+		{"stdin is empty", Command{Line: "cat; echo done"}, "done\n", 0, "", false},
+		{"signal", Command{Line: "kill -TERM $$"}, "", -1, "SIGTERM", false},
+		{"timeout", Command{Line: "echo start; sleep 30", Timeout: 100 * time.Millisecond}, "start\n", -1, "SIGKILL", true},
+		{"env replaced", Command{Line: "echo ${FOO:-unset}", Env: []string{"FOO=bar"}}, "bar\n", 0, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := Run(context.Background(), tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Output != tt.output {
+				t.Errorf("output %q, want %q", o.Output, tt.output)
+			}
+			if tt.exit >= 0 && (o.ExitCode == nil || *o.ExitCode != tt.exit) {
+				t.Errorf("exit %v, want %d", o.ExitCode, tt.exit)
+			}
+			if tt.exit < 0 && o.ExitCode != nil {
+				t.Errorf("exit %d, want none", *o.ExitCode)
+			}
+			if o.Signal != tt.signal || o.TimedOut != tt.timedOut {
+				t.Errorf("signal %q timedOut %v, want %q %v", o.Signal, o.TimedOut, tt.signal, tt.timedOut)
+			}
+		})
+	}
+}
+
+func TestRunOutputCap(t *testing.T) {
+	o, err := Run(context.Background(), Command{Line: "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' x; echo; echo END", OutputLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Truncated || !strings.HasPrefix(o.Output, "BEGIN\n") || !strings.HasSuffix(o.Output, "END\n") || !strings.Contains(o.Output, "bytes of output omitted") {
+		t.Errorf("capped output %q (truncated %v)", o.Output, o.Truncated)
+	}
+	if len(o.Output) > 200 {
+		t.Errorf("capped output is %d bytes", len(o.Output))
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	h := newHeadTail(10)
+	for _, s := range []string{"abc", "defgh", "ijklmnop", "qrs"} {
+		h.Write([]byte(s))
+	}
+	got, trunc := h.String()
+	// 19 bytes written: the head keeps 5, the tail the last 5, 9 dropped.
+	if want := "abcde\n[… 9 bytes of output omitted …]\nopqrs"; got != want || !trunc {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// syncBuffer is an io.Writer a test can read while a command writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// firstLine waits for the first full line a command printed.
+func waitLine(t *testing.T, b *syncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if s := b.String(); strings.Contains(s, "\n") {
+			return s[:strings.IndexByte(s, '\n')]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("command printed nothing")
+	return ""
+}
+
+// groupGone waits until no live process of the group is left. Killed
+// orphans are reaped by init, which in a container may take its time, so
+// zombies count as gone: they run nothing.
+func groupGone(t *testing.T, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if !groupAlive(pgid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process group %d still has live members", pgid)
+}
+
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return true // no /proc: trust kill(2)
+	}
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may contain spaces.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunCancelKillsGroup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	live := &syncBuffer{}
+	done := make(chan *Outcome)
+	go func() {
+		// Grandchildren in the background and in a subshell: all must die.
+		o, err := Run(ctx, Command{Line: "echo $$; sleep 60 & (sleep 60; echo never) & sleep 60; wait", Live: live})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- o
+	}()
+	pgid, err := strconv.Atoi(waitLine(t, live))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	o := <-done
+	if !o.Cancelled || o.Signal != "SIGKILL" {
+		t.Errorf("outcome %+v", o)
+	}
+	groupGone(t, pgid)
+}
+
+func TestRunKillsStragglers(t *testing.T) {
+	o, err := Run(context.Background(), Command{Line: "echo $$; sleep 60 >/dev/null 2>&1 &"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgid, err := strconv.Atoi(strings.TrimSpace(o.Output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupGone(t, pgid)
+}
+
+func TestJobs(t *testing.T) {
+	js := NewJobs(0)
+	defer js.Close()
+	id, err := js.Start("s1", Command{Line: "echo one; read -t 0.2 x </dev/zero || sleep 0.2; echo two; exit 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Read("s2", id); !errors.Is(err, ErrNoJob) {
+		t.Errorf("another session read the job: %v", err)
+	}
+	ended, err := js.Wait("s1", id, 10*time.Second)
+	if err != nil || !ended {
+		t.Fatalf("wait: %v %v", ended, err)
+	}
+	st, err := js.Read("s1", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Running || st.Output != "one\ntwo\n" || st.Ended.ExitCode == nil || *st.Ended.ExitCode != 4 {
+		t.Errorf("status %+v", st)
+	}
+	if _, err := js.Read("s1", id); !errors.Is(err, ErrNoJob) {
+		t.Error("finished job not forgotten after its last read")
+	}
+}
+
+func TestJobsIncrementalAndKill(t *testing.T) {
+	js := NewJobs(0)
+	defer js.Close()
+	id, err := js.Start("s", Command{Line: "echo $$; while :; do read -r line <&3 || break; echo got $line; done 3< <(printf 'a\\nb\\n'; sleep 60)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all string
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(all, "got b") && time.Now().Before(deadline) {
+		st, err := js.Read("s", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all += st.Output
+		time.Sleep(10 * time.Millisecond)
+	}
+	lines := strings.Split(strings.TrimSpace(all), "\n")
+	if len(lines) != 3 || lines[1] != "got a" || lines[2] != "got b" {
+		t.Fatalf("incremental output %q", all)
+	}
+	pgid, _ := strconv.Atoi(lines[0])
+	st, err := js.Kill("s", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Running || st.Ended.Signal == "" {
+		t.Errorf("after kill: %+v", st)
+	}
+	groupGone(t, pgid)
+}
+
+func TestJobsClose(t *testing.T) {
+	js := NewJobs(0)
+	var pgids []int
+	for _, s := range []string{"a", "b"} {
+		id, err := js.Start(s, Command{Line: "echo $$; trap '' TERM; sleep 60 & sleep 60"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first string
+		for first == "" {
+			st, _ := js.Read(s, id)
+			first = st.Output
+			time.Sleep(10 * time.Millisecond)
+		}
+		pgid, _ := strconv.Atoi(strings.TrimSpace(first))
+		pgids = append(pgids, pgid)
+	}
+	js.CloseSession("a")
+	groupGone(t, pgids[0])
+	if err := syscall.Kill(-pgids[1], 0); err != nil {
+		t.Errorf("session b's job died with session a: %v", err)
+	}
+	js.Close()
+	groupGone(t, pgids[1])
+	if _, err := js.Start("a", Command{Line: "true"}); !errors.Is(err, ErrJobsClosed) {
+		t.Errorf("start after close: %v", err)
+	}
+}
+
+func TestJobsDropOldOutput(t *testing.T) {
+	js := NewJobs(10)
+	defer js.Close()
+	id, err := js.Start("s", Command{Line: "printf 0123456789abcdefghij"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js.Wait("s", id, 10*time.Second)
+	st, _ := js.Read("s", id)
+	if st.Output != "abcdefghij" || st.Dropped != 10 {
+		t.Errorf("got %q dropped %d", st.Output, st.Dropped)
+	}
+}

@@ -1,0 +1,284 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrNoJob is returned for an id the session has no job under.
+var ErrNoJob = errors.New("no such background command")
+
+// ErrJobsClosed is returned by Start after Close.
+var ErrJobsClosed = errors.New("background commands are shut down")
+
+// Jobs is the table of background commands, each in its own process group,
+// keyed by session so one session can never read or kill another's. The
+// bridge calls CloseSession when a session closes and the daemon calls
+// Close at exit: no background process outlives either.
+type Jobs struct {
+	mu     sync.Mutex
+	next   int
+	byID   map[string]*job // id → job; ids are unique across sessions
+	closed bool
+	// unreadLimit bounds each job's unread output.
+	unreadLimit int
+}
+
+// NewJobs returns an empty table. unreadLimit bounds the output a job keeps
+// between two reads (the oldest is dropped, and the next read says how
+// much); 0 means 1 MiB.
+func NewJobs(unreadLimit int) *Jobs {
+	if unreadLimit <= 0 {
+		unreadLimit = defaultOutputLimit
+	}
+	return &Jobs{byID: map[string]*job{}, unreadLimit: unreadLimit}
+}
+
+type job struct {
+	id, session, line string
+	p                 *process
+	began             time.Time
+
+	mu      sync.Mutex
+	unread  []byte
+	dropped int64
+	done    chan struct{} // closed when the command ended and its output is drained
+	out     Outcome       // valid after done
+}
+
+// JobStatus is a snapshot of a background command.
+type JobStatus struct {
+	ID      string
+	Command string
+	Running bool
+	// Output is the output since the previous read.
+	Output string
+	// Dropped counts output bytes lost because nobody read them in time.
+	Dropped int64
+	// Ended describes how it ended once Running is false.
+	Ended Outcome
+}
+
+// Start runs c in the background for session and returns its id.
+// c.Timeout, when positive, kills it after that long; c.Live is ignored.
+func (js *Jobs) Start(session string, c Command) (string, error) {
+	js.mu.Lock()
+	if js.closed {
+		js.mu.Unlock()
+		return "", ErrJobsClosed
+	}
+	js.next++
+	id := fmt.Sprintf("bash_%d", js.next)
+	js.mu.Unlock()
+
+	p, err := start(c)
+	if err != nil {
+		return "", err
+	}
+	j := &job{id: id, session: session, line: c.Line, p: p, began: time.Now(), done: make(chan struct{})}
+	js.mu.Lock()
+	if js.closed { // Close ran while we started
+		js.mu.Unlock()
+		p.kill(syscall.SIGKILL)
+		_ = p.cmd.Wait()
+		p.out.Close()
+		return "", ErrJobsClosed
+	}
+	js.byID[id] = j
+	js.mu.Unlock()
+
+	stop := make(chan struct{})
+	drained := p.drain(&cappedSink{j: j, limit: js.unreadLimit}, stop)
+	go func() {
+		waited := make(chan error, 1)
+		go func() { waited <- p.cmd.Wait() }()
+		var timeout <-chan time.Time
+		if c.Timeout > 0 {
+			t := time.NewTimer(c.Timeout)
+			defer t.Stop()
+			timeout = t.C
+		}
+		var werr error
+		timedOut := false
+		select {
+		case werr = <-waited:
+		case <-timeout:
+			timedOut = true
+			p.kill(syscall.SIGKILL)
+			werr = <-waited
+		}
+		p.kill(syscall.SIGKILL) // stragglers left in the group
+		close(stop)
+		<-drained
+		j.mu.Lock()
+		j.out.TimedOut = timedOut
+		j.out.Duration = time.Since(j.began)
+		describeExit(&j.out, p.cmd.ProcessState, werr)
+		j.mu.Unlock()
+		close(j.done)
+	}()
+	return id, nil
+}
+
+// cappedSink appends to a job's unread output, dropping the oldest bytes
+// past limit.
+type cappedSink struct {
+	j     *job
+	limit int
+}
+
+func (s *cappedSink) Write(b []byte) (int, error) {
+	j := s.j
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.unread = append(j.unread, b...)
+	if over := len(j.unread) - s.limit; over > 0 {
+		j.dropped += int64(over)
+		j.unread = append(j.unread[:0], j.unread[over:]...)
+	}
+	return len(b), nil
+}
+
+func (js *Jobs) lookup(session, id string) (*job, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	j, ok := js.byID[id]
+	if !ok || j.session != session {
+		return nil, fmt.Errorf("%w: %q", ErrNoJob, id)
+	}
+	return j, nil
+}
+
+// Read returns the output of job id since the previous Read and its state.
+// A finished job is forgotten once its last output has been read.
+func (js *Jobs) Read(session, id string) (JobStatus, error) {
+	j, err := js.lookup(session, id)
+	if err != nil {
+		return JobStatus{}, err
+	}
+	finished := false
+	select {
+	case <-j.done:
+		finished = true
+	default:
+	}
+	j.mu.Lock()
+	st := JobStatus{
+		ID: id, Command: j.line, Running: !finished,
+		Output:  strings.ToValidUTF8(string(j.unread), "\uFFFD"),
+		Dropped: j.dropped,
+	}
+	if finished {
+		st.Ended = j.out
+	}
+	j.unread = j.unread[:0]
+	j.dropped = 0
+	j.mu.Unlock()
+	if finished {
+		js.mu.Lock()
+		delete(js.byID, id)
+		js.mu.Unlock()
+	}
+	return st, nil
+}
+
+// Wait blocks until job id has ended or the timeout passed, and reports
+// whether it ended.
+func (js *Jobs) Wait(session, id string, timeout time.Duration) (bool, error) {
+	j, err := js.lookup(session, id)
+	if err != nil {
+		return false, err
+	}
+	select {
+	case <-j.done:
+		return true, nil
+	case <-time.After(timeout):
+		return false, nil
+	}
+}
+
+// Kill ends job id's whole process group: SIGTERM, then SIGKILL if it is
+// still there after a short grace. It returns the job's final status,
+// including output not yet read.
+func (js *Jobs) Kill(session, id string) (JobStatus, error) {
+	j, err := js.lookup(session, id)
+	if err != nil {
+		return JobStatus{}, err
+	}
+	terminate([]*job{j})
+	return js.Read(session, id)
+}
+
+// terminateGrace is how long a group gets to exit after SIGTERM.
+const terminateGrace = 500 * time.Millisecond
+
+func terminate(jobs []*job) {
+	for _, j := range jobs {
+		j.p.kill(syscall.SIGTERM)
+	}
+	grace := time.NewTimer(terminateGrace)
+	defer grace.Stop()
+wait:
+	for _, j := range jobs {
+		select {
+		case <-j.done:
+		case <-grace.C:
+			break wait
+		}
+	}
+	for _, j := range jobs {
+		select {
+		case <-j.done:
+		default:
+			j.p.kill(syscall.SIGKILL)
+		}
+	}
+	for _, j := range jobs {
+		<-j.done
+	}
+}
+
+// List returns the ids of session's jobs, running or unread.
+func (js *Jobs) List(session string) []string {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	var ids []string
+	for id, j := range js.byID {
+		if j.session == session {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// CloseSession kills every job of session and forgets them.
+func (js *Jobs) CloseSession(session string) {
+	js.closeWhere(func(j *job) bool { return j.session == session })
+}
+
+// Close kills every job of every session; later Starts fail with
+// ErrJobsClosed. It is safe to call more than once.
+func (js *Jobs) Close() error {
+	js.mu.Lock()
+	js.closed = true
+	js.mu.Unlock()
+	js.closeWhere(func(*job) bool { return true })
+	return nil
+}
+
+func (js *Jobs) closeWhere(match func(*job) bool) {
+	js.mu.Lock()
+	var victims []*job
+	for id, j := range js.byID {
+		if match(j) {
+			victims = append(victims, j)
+			delete(js.byID, id)
+		}
+	}
+	js.mu.Unlock()
+	terminate(victims)
+}
