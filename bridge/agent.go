@@ -1,0 +1,163 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// Options configure an [Agent]. Loop and Registry are required.
+type Options struct {
+	// Loop runs the prompt turns.
+	Loop Loop
+	// Registry holds the deployment's tools; the bridge adds each
+	// session's own tools (SessionTools, MCP) as scope-local tools under
+	// the session id and removes them when the session closes.
+	Registry *registry.Registry
+	// Pipeline runs tool calls. When nil the bridge builds one over
+	// Registry. Either way the bridge installs its policy listeners
+	// (see [ListenerPlanMode] and the other listener names) and guards on
+	// it; the embedder may add and reorder its own around them.
+	Pipeline *pipeline.Pipeline
+	// StateDir holds the durable session logs. Empty disables durable
+	// sessions: loadSession, list, resume and delete are then not
+	// advertised.
+	StateDir string
+	// AgentInfo names the agent in the initialize response.
+	AgentInfo acp.Implementation
+	// Prompt says which prompt content the loop understands beyond text
+	// and resource links (image, audio, embedded resources); it is
+	// advertised as promptCapabilities.
+	Prompt acp.PromptCapabilities
+	// MCPHTTP advertises mcpCapabilities.http: MCP connects http servers.
+	MCPHTTP bool
+	// SessionTools, optional, returns tools that exist only in one session
+	// (for example a plan tool or a task tool bound to the session). It is
+	// called when a session is created, loaded or resumed.
+	SessionTools func(SessionInfo) []*registry.Definition
+	// MCP, optional, connects the MCP servers the editor passes in
+	// session/new, session/load and session/resume.
+	MCP MCPConnector
+	// Rules are the configured permission rules (settings files). Replace
+	// them live with [Agent.SetRules].
+	Rules policy.RuleSet
+	// DefaultMode is the mode of new sessions (default [ModeDefault]).
+	DefaultMode string
+	// Protected are paths no tool may write (the daemon's settings files,
+	// for example). The state directory and every root's .git directory
+	// are always protected.
+	Protected []string
+	// Logger receives diagnostics (default slog.Default()). Never stdout.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now); tests inject a fixed one.
+	Now func() time.Time
+	// Tap, optional, sees every message of every connection in wire
+	// order (for recording transcripts). It must not block.
+	Tap func(dir acp.Direction, msg []byte)
+	// NewSessionID generates session ids (default: 128 random bits in
+	// hex); tests inject a deterministic one.
+	NewSessionID func() string
+}
+
+// MCPConnector connects a session's MCP servers and returns their tools
+// (already named and validated by the connector). Close, when the session
+// ends, disconnects them. A server that fails does not fail the session:
+// Connect reports it in failures and returns the tools of the others.
+type MCPConnector interface {
+	Connect(ctx context.Context, session SessionInfo, servers []acp.McpServer) (tools []*registry.Definition, closer io.Closer, failures []error)
+}
+
+// Agent is the agent side of ACP: it serves editor connections, runs the
+// sessions' prompt turns with the [Loop], and maps tool calls, cards and
+// asks to the protocol. One Agent may serve several connections; sessions
+// belong to the connection that created or loaded them.
+type Agent struct {
+	opts     Options
+	registry *registry.Registry
+	pipeline *pipeline.Pipeline
+	log      *slog.Logger
+	rules    atomic.Pointer[policy.RuleSet]
+	store    *store
+
+	mu       sync.Mutex
+	sessions map[string]*session // active sessions of every connection
+}
+
+// New builds an Agent and installs its listeners and guards on the
+// pipeline.
+func New(opts Options) *Agent {
+	if opts.Registry == nil {
+		opts.Registry = registry.New()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewSessionID == nil {
+		opts.NewSessionID = randomID
+	}
+	if opts.DefaultMode == "" || modeByID(opts.DefaultMode) == nil {
+		opts.DefaultMode = ModeDefault
+	}
+	if opts.Pipeline == nil {
+		opts.Pipeline = pipeline.New(opts.Registry, pipeline.WithLogger(opts.Logger))
+	}
+	a := &Agent{
+		opts:     opts,
+		registry: opts.Registry,
+		pipeline: opts.Pipeline,
+		log:      opts.Logger,
+		sessions: map[string]*session{},
+	}
+	if opts.StateDir != "" {
+		a.store = &store{dir: opts.StateDir, log: opts.Logger}
+	}
+	rs := opts.Rules
+	a.rules.Store(&rs)
+	a.install()
+	return a
+}
+
+// SetRules replaces the configured permission rules; the next tool call of
+// every session uses them. Remembered grants of sessions are kept.
+func (a *Agent) SetRules(rs policy.RuleSet) { a.rules.Store(&rs) }
+
+// Rules returns the configured permission rules.
+func (a *Agent) Rules() policy.RuleSet { return *a.rules.Load() }
+
+// Pipeline returns the pipeline the agent runs tool calls through.
+func (a *Agent) Pipeline() *pipeline.Pipeline { return a.pipeline }
+
+// sessionFor returns the active session a pipeline scope belongs to: the
+// session id itself, or "<session id>/<child>" for subagents.
+func (a *Agent) sessionFor(scope string) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[scope]; s != nil {
+		return s
+	}
+	for i := 0; i < len(scope); i++ {
+		if scope[i] == '/' {
+			return a.sessions[scope[:i]]
+		}
+	}
+	return nil
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,122 @@
+package bridge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/policy"
+)
+
+// Slash commands the bridge answers itself, without the loop. Editors send
+// them as prompt text ("/mode plan").
+const (
+	CommandPermissions = "permissions"
+	CommandRevoke      = "revoke"
+	CommandMode        = "mode"
+)
+
+func availableCommands() []acp.AvailableCommand {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = m.id
+	}
+	return []acp.AvailableCommand{
+		{Name: CommandPermissions, Description: "List the permission rules in force: those remembered in this session and the configured ones."},
+		{Name: CommandRevoke, Description: "Forget a permission rule remembered in this session.", Input: &acp.AvailableCommandInput{Hint: "rule number from /permissions, or all"}},
+		{Name: CommandMode, Description: "Switch the session mode.", Input: &acp.AvailableCommandInput{Hint: strings.Join(names, " | ")}},
+	}
+}
+
+// slashCommand runs a bridge command if the prompt is one. Unknown
+// commands go to the loop, which may know them.
+func (s *session) slashCommand(t *Turn) (bool, acp.StopReason) {
+	if len(t.prompt) == 0 {
+		return false, ""
+	}
+	tc, ok := t.prompt[0].Value.(*acp.TextContent)
+	if !ok || !strings.HasPrefix(tc.Text, "/") {
+		return false, ""
+	}
+	fields := strings.Fields(tc.Text[1:])
+	if len(fields) == 0 {
+		return false, ""
+	}
+	name, args := fields[0], fields[1:]
+	var reply string
+	switch name {
+	case CommandPermissions:
+		reply = s.describeRules()
+	case CommandRevoke:
+		reply = s.revokeCommand(args)
+	case CommandMode:
+		reply = s.modeCommand(args)
+	default:
+		return false, ""
+	}
+	t.Text(reply)
+	return true, acp.StopEndTurn
+}
+
+func (s *session) describeRules() string {
+	var b strings.Builder
+	gs := s.grants()
+	if len(gs) == 0 {
+		b.WriteString("No permission rules are remembered in this session.\n")
+	} else {
+		b.WriteString("Remembered in this session:\n")
+		for i, g := range gs {
+			fmt.Fprintf(&b, "%d. %s `%s`\n", i+1, g.decision, g.rule)
+		}
+		b.WriteString("\nRevoke one with `/revoke <number>` or all with `/revoke all`.\n")
+	}
+	rs := s.agent.Rules()
+	if len(rs.Allow)+len(rs.Ask)+len(rs.Deny) > 0 {
+		b.WriteString("\nConfigured (settings files):\n")
+		for _, l := range []struct {
+			d     policy.Decision
+			rules []policy.Rule
+		}{{policy.Deny, rs.Deny}, {policy.Ask, rs.Ask}, {policy.Allow, rs.Allow}} {
+			for _, r := range l.rules {
+				fmt.Fprintf(&b, "- %s `%s`\n", l.d, r)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nMode: %s.", s.currentMode())
+	return b.String()
+}
+
+func (s *session) revokeCommand(args []string) string {
+	gs := s.grants()
+	if len(args) != 1 {
+		return "Usage: `/revoke <number>` (see `/permissions`) or `/revoke all`."
+	}
+	if args[0] == "all" {
+		for _, g := range gs {
+			s.revoke(g)
+		}
+		return fmt.Sprintf("Revoked %d remembered rule(s).", len(gs))
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 || n > len(gs) {
+		return fmt.Sprintf("There is no remembered rule %q; `/permissions` lists them.", args[0])
+	}
+	g := gs[n-1]
+	s.revoke(g)
+	return fmt.Sprintf("Revoked: %s `%s`.", g.decision, g.rule)
+}
+
+func (s *session) modeCommand(args []string) string {
+	if len(args) != 1 || modeByID(args[0]) == nil {
+		names := make([]string, len(modes))
+		for i, m := range modes {
+			names[i] = "`" + m.id + "`"
+		}
+		return "Usage: `/mode <mode>` with one of " + strings.Join(names, ", ") + "."
+	}
+	if err := s.setMode(args[0]); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("Mode: %s (%s).", args[0], modeByID(args[0]).description)
+}

@@ -1,0 +1,406 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
+)
+
+// peer is what the bridge needs of the connection to the editor;
+// *acp.Conn implements it.
+type peer interface {
+	Call(ctx context.Context, method string, params, result any) error
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// conn is the bridge's state for one editor connection.
+type conn struct {
+	agent *Agent
+	peer  peer
+
+	mu         sync.Mutex
+	clientCaps acp.ClientCapabilities
+	features   clientFeatures
+	sessions   map[string]*session
+
+	// afterReply holds actions to start once the response naming a session
+	// is on the wire (see tap).
+	pendingMu  sync.Mutex
+	afterReply map[string]func()
+	pending    atomic.Int32
+}
+
+// Serve serves one editor connection over rwc (newline-delimited JSON-RPC)
+// until the editor closes it or ctx is cancelled. When it returns, every
+// session of the connection has been cancelled and closed (its log made
+// durable and its MCP servers stopped).
+func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	c := &conn{agent: a, sessions: map[string]*session{}, afterReply: map[string]func(){}}
+	ac := acp.Serve(ctx, rwc, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
+	c.peer = ac
+	select {
+	case <-ac.Done():
+	case <-ctx.Done():
+		_ = ac.Close()
+	}
+	c.closeAll()
+	return ctx.Err()
+}
+
+func (c *conn) routes() acp.Router {
+	return acp.Router{
+		acp.MethodInitialize:             acp.SyncRoute(c.initialize),
+		acp.MethodSessionNew:             acp.AsyncRoute(c.newSession),
+		acp.MethodSessionLoad:            acp.StagedRoute(c.loadSession),
+		acp.MethodSessionResume:          acp.StagedRoute(c.resumeSession),
+		acp.MethodSessionList:            acp.AsyncRoute(c.listSessions),
+		acp.MethodSessionClose:           acp.StagedRoute(c.closeSession),
+		acp.MethodSessionDelete:          acp.StagedRoute(c.deleteSession),
+		acp.MethodSessionSetMode:         acp.SyncRoute(c.setMode),
+		acp.MethodSessionSetConfigOption: acp.SyncRoute(c.setConfigOption),
+		acp.MethodSessionPrompt:          acp.StagedRoute(c.prompt),
+		acp.MethodSessionCancel:          acp.NotificationRoute(c.cancel),
+	}
+}
+
+// SupportedProtocolVersion is the ACP version the bridge speaks.
+const SupportedProtocolVersion = acp.ProtocolVersion1
+
+func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	a := c.agent
+	c.mu.Lock()
+	if p.ClientCapabilities != nil {
+		c.clientCaps = *p.ClientCapabilities
+	}
+	c.features = featuresOf(c.clientCaps)
+	c.mu.Unlock()
+
+	prompt := a.opts.Prompt
+	caps := &acp.AgentCapabilities{
+		LoadSession:        a.store != nil,
+		PromptCapabilities: &prompt,
+		McpCapabilities:    &acp.McpCapabilities{HTTP: a.opts.MCPHTTP},
+		SessionCapabilities: &acp.SessionCapabilities{
+			Close:                 &acp.Capability{},
+			AdditionalDirectories: &acp.Capability{},
+		},
+	}
+	if a.store != nil {
+		caps.SessionCapabilities.List = &acp.Capability{}
+		caps.SessionCapabilities.Resume = &acp.Capability{}
+		caps.SessionCapabilities.Delete = &acp.Capability{}
+	}
+	info := a.opts.AgentInfo
+	if info.Name == "" {
+		info = acp.Implementation{Name: "dshd", Version: "dev"}
+	}
+	// Negotiation: echo a version we speak, otherwise answer ours; never fail.
+	return &acp.InitializeResponse{ProtocolVersion: SupportedProtocolVersion, AgentCapabilities: caps, AgentInfo: &info}, nil
+}
+
+func invalidParams(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", acp.ErrInvalidParams, fmt.Sprintf(format, args...))
+}
+
+// checkDirs validates the cwd and additional directories of new/load/resume.
+func checkDirs(cwd string, extra []string) error {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return invalidParams("cwd must be an absolute path, got %q", cwd)
+	}
+	for _, d := range extra {
+		if !filepath.IsAbs(d) {
+			return invalidParams("additionalDirectories must be absolute paths, got %q", d)
+		}
+	}
+	return nil
+}
+
+func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+		return nil, err
+	}
+	a := c.agent
+	cwd := filepath.Clean(p.Cwd)
+	s := newSession(a, c, a.opts.NewSessionID(), cwd, cleanAll(p.AdditionalDirectories), a.opts.Now())
+	if a.store != nil {
+		w, err := a.store.create(s.header())
+		if err != nil {
+			return nil, fmt.Errorf("%w: creating the session log: %v", acp.ErrInternal, err)
+		}
+		s.log = w
+	}
+	failures := c.attach(ctx, s, p.McpServers)
+	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}
+	// The session exists for the editor only once this response is out;
+	// its first updates follow on their own goroutine.
+	c.whenAnswered(s.id, func() { c.announce(s, failures) })
+	return resp, nil
+}
+
+// attach registers the session and connects its session tools and MCP
+// servers.
+func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) []error {
+	a := c.agent
+	info := s.info()
+	var failures []error
+	if a.opts.SessionTools != nil {
+		if defs := a.opts.SessionTools(info); len(defs) > 0 {
+			if err := a.registry.AddScoped(s.id, defs...); err != nil {
+				failures = append(failures, fmt.Errorf("session tools: %w", err))
+			}
+		}
+	}
+	if a.opts.MCP != nil && len(servers) > 0 {
+		defs, closer, errs := a.opts.MCP.Connect(ctx, info, servers)
+		s.mcp = closer
+		failures = append(failures, errs...)
+		if len(defs) > 0 {
+			if err := a.registry.AddScoped(s.id, defs...); err != nil {
+				failures = append(failures, fmt.Errorf("MCP tools: %w", err))
+			}
+		}
+	}
+	for _, f := range failures {
+		a.log.Warn("session setup", "session", s.id, "err", f)
+	}
+	a.mu.Lock()
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	c.mu.Lock()
+	c.sessions[s.id] = s
+	c.mu.Unlock()
+	return failures
+}
+
+// tap sees every message in wire order. It starts the actions waiting for
+// the response that names their session (session/new), so a new session's
+// first updates follow its response without guessing at timing.
+func (c *conn) tap(dir acp.Direction, msg []byte) {
+	if t := c.agent.opts.Tap; t != nil {
+		t(dir, msg)
+	}
+	if dir != acp.Outbound || c.pending.Load() == 0 || !bytes.Contains(msg, []byte(`"result"`)) {
+		return
+	}
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	for id, run := range c.afterReply {
+		if bytes.Contains(msg, []byte(`"sessionId":`+strconv.Quote(id))) {
+			delete(c.afterReply, id)
+			c.pending.Add(-1)
+			go run()
+		}
+	}
+}
+
+// whenAnswered runs f once the response carrying session id is written.
+func (c *conn) whenAnswered(id string, f func()) {
+	c.pendingMu.Lock()
+	c.afterReply[id] = f
+	c.pending.Add(1)
+	c.pendingMu.Unlock()
+}
+
+// announce sends a new session's first updates: the slash commands, and
+// any MCP server that failed to start.
+func (c *conn) announce(s *session, failures []error) {
+	s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
+	for _, f := range failures {
+		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
+	}
+}
+
+func cleanAll(ps []string) []string {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = filepath.Clean(p)
+	}
+	return out
+}
+
+func (c *conn) session(id string) (*session, error) {
+	c.mu.Lock()
+	s := c.sessions[id]
+	c.mu.Unlock()
+	if s == nil {
+		return nil, acp.NewError(acp.CodeResourceNotFound, fmt.Sprintf("unknown session %q", id))
+	}
+	return s, nil
+}
+
+func (c *conn) prompt(ctx context.Context, p *acp.PromptRequest) (acp.Reply[acp.PromptResponse], error) {
+	s, err := c.session(p.SessionID)
+	if err != nil {
+		return acp.Reply[acp.PromptResponse]{}, err
+	}
+	// Registered here, on the read goroutine: a session/cancel read after
+	// this prompt always finds the turn, and a second prompt is refused.
+	t, err := s.startTurn(ctx, p.Prompt)
+	if err != nil {
+		return acp.Reply[acp.PromptResponse]{}, err
+	}
+	return acp.Later(func() (*acp.PromptResponse, error) {
+		resp, err := s.runTurn(t)
+		if err != nil {
+			return nil, err
+		}
+		return &resp, nil
+	}), nil
+}
+
+func (c *conn) cancel(_ context.Context, p *acp.CancelNotification) error {
+	s, err := c.session(p.SessionID)
+	if err != nil {
+		return err
+	}
+	s.cancelTurn()
+	return nil
+}
+
+func (c *conn) setMode(_ context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+	s, err := c.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if modeByID(p.ModeID) == nil {
+		return nil, invalidParams("unknown mode %q", p.ModeID)
+	}
+	if err := s.setMode(p.ModeID); err != nil {
+		return nil, err
+	}
+	return &acp.SetSessionModeResponse{}, nil
+}
+
+func (c *conn) setConfigOption(_ context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	s, err := c.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if p.ConfigID != ConfigMode {
+		return nil, invalidParams("unknown config option %q", p.ConfigID)
+	}
+	if p.Value.Bool != nil || modeByID(p.Value.ID) == nil {
+		return nil, invalidParams("unknown value for the mode option")
+	}
+	if err := s.setMode(p.Value.ID); err != nil {
+		return nil, err
+	}
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
+}
+
+// detach removes a session from the connection and the agent.
+func (c *conn) detach(s *session) {
+	c.mu.Lock()
+	delete(c.sessions, s.id)
+	c.mu.Unlock()
+	a := c.agent
+	a.mu.Lock()
+	if a.sessions[s.id] == s {
+		delete(a.sessions, s.id)
+	}
+	a.mu.Unlock()
+}
+
+func (c *conn) closeSession(_ context.Context, p *acp.CloseSessionRequest) (acp.Reply[acp.CloseSessionResponse], error) {
+	s, err := c.session(p.SessionID)
+	if err != nil {
+		return acp.Reply[acp.CloseSessionResponse]{}, err
+	}
+	// Cancel at once, in arrival order, like session/cancel; wait and free
+	// off the read goroutine.
+	s.cancelTurn()
+	return acp.Later(func() (*acp.CloseSessionResponse, error) {
+		s.close()
+		c.detach(s)
+		return &acp.CloseSessionResponse{}, nil
+	}), nil
+}
+
+func (c *conn) deleteSession(_ context.Context, p *acp.DeleteSessionRequest) (acp.Reply[acp.DeleteSessionResponse], error) {
+	a := c.agent
+	if a.store == nil {
+		return acp.Reply[acp.DeleteSessionResponse]{}, acp.NewError(acp.CodeMethodNotFound, "session/delete is not supported without a state directory")
+	}
+	a.mu.Lock()
+	s := a.sessions[p.SessionID]
+	a.mu.Unlock()
+	if s != nil {
+		s.cancelTurn()
+	}
+	return acp.Later(func() (*acp.DeleteSessionResponse, error) {
+		if s != nil {
+			s.close()
+			s.conn.detach(s)
+		}
+		if err := sessionlog.Delete(a.store.dir, p.SessionID); err != nil && !errors.Is(err, sessionlog.ErrNotFound) && !errors.Is(err, sessionlog.ErrInvalidID) {
+			return nil, fmt.Errorf("%w: deleting session: %v", acp.ErrInternal, err)
+		}
+		return &acp.DeleteSessionResponse{}, nil
+	}), nil
+}
+
+// closeAll ends every session of a closed connection.
+func (c *conn) closeAll() {
+	c.mu.Lock()
+	all := make([]*session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		all = append(all, s)
+	}
+	c.mu.Unlock()
+	for _, s := range all {
+		s.cancelTurn()
+	}
+	for _, s := range all {
+		s.close()
+		c.detach(s)
+	}
+}
+
+func (c *conn) listSessions(_ context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	a := c.agent
+	if a.store == nil {
+		return nil, acp.NewError(acp.CodeMethodNotFound, "session/list is not supported without a state directory")
+	}
+	var cwd, cursor string
+	if p.Cwd != nil {
+		cwd = *p.Cwd
+	}
+	if p.Cursor != nil {
+		cursor = *p.Cursor
+	}
+	page, err := sessionlog.List(a.store.dir, cwd, cursor, 0)
+	if errors.Is(err, sessionlog.ErrBadCursor) {
+		return nil, invalidParams("invalid cursor")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: listing sessions: %v", acp.ErrInternal, err)
+	}
+	resp := &acp.ListSessionsResponse{Sessions: make([]acp.SessionInfo, 0, len(page.Sessions))}
+	for _, st := range page.Sessions {
+		info := acp.SessionInfo{SessionID: st.SessionID, Cwd: st.Cwd, AdditionalDirectories: st.AdditionalDirectories}
+		if st.Title != "" {
+			info.Title = acp.Ptr(st.Title)
+		}
+		if !st.UpdatedAt.IsZero() {
+			info.UpdatedAt = acp.Ptr(st.UpdatedAt.UTC().Format(time.RFC3339))
+		}
+		resp.Sessions = append(resp.Sessions, info)
+	}
+	if page.NextCursor != "" {
+		resp.NextCursor = acp.Ptr(page.NextCursor)
+	}
+	return resp, nil
+}

@@ -1,0 +1,20 @@
+// Package bridge is the agent side of the Agent Client Protocol: it turns
+// the tool pipeline and an agent loop into a complete ACP agent, and Go
+// programs embed it with their own loop.
+//
+// It owns the sessions of each editor connection (new, load, resume, list,
+// close, delete, modes and the mode config option), prompt turns and their
+// cancellation, the mapping of tool calls and their presentation cards to
+// tool_call/tool_call_update (diff per hunk, the three terminal tiers,
+// generic text), the ask channel (session/request_permission with
+// remembered allow_always/reject_always rules), the session modes and
+// permission rules as pre-execute listeners, root confinement and protected
+// paths, the client's file system and terminals offered to tools through
+// [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
+// interface that embedders implement.
+//
+// Build an [Agent] with [New] and serve a connection with [Agent.Serve]:
+//
+//	agent := bridge.New(bridge.Options{Loop: myLoop, Registry: reg, StateDir: dir})
+//	err := agent.Serve(ctx, stdio)
+package bridge

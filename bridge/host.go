@@ -1,0 +1,222 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/presentation"
+)
+
+// turnHost is the [host.Host] of the tool calls of one turn.
+type turnHost struct {
+	turn *Turn
+	sess *session
+}
+
+var _ host.Host = (*turnHost)(nil)
+
+func (h *turnHost) SessionID() string { return h.sess.id }
+func (h *turnHost) Cwd() string       { return h.sess.cwd }
+func (h *turnHost) Roots() []string   { return slices.Clone(h.sess.roots) }
+
+// Files goes through the editor for each operation the client advertised
+// (so unsaved buffers count) and to the local disk otherwise.
+func (h *turnHost) Files() host.Files { return &sessionFiles{s: h.sess} }
+
+// Terminals offers editor terminals only when the client advertised them.
+func (h *turnHost) Terminals() (host.Terminals, bool) {
+	if !h.sess.conn.features.terminal {
+		return nil, false
+	}
+	return &editorTerminals{turn: h.turn}, true
+}
+
+func (h *turnHost) Progress(callID string) host.Progress {
+	return &progress{turn: h.turn, callID: callID}
+}
+
+func (h *turnHost) Plan(_ context.Context, entries []host.PlanEntry) error {
+	out := make([]acp.PlanEntry, len(entries))
+	for i, e := range entries {
+		out[i] = acp.PlanEntry{Content: e.Content, Priority: acp.PlanEntryPriority(e.Priority), Status: acp.PlanEntryStatus(e.Status)}
+	}
+	h.turn.plan(out)
+	return nil
+}
+
+// progress streams a running command's output (tier 2 of the terminal
+// cards); without the display-terminal convention the output is shown only
+// in the final card.
+type progress struct {
+	turn   *Turn
+	callID string
+}
+
+func (p *progress) Started(string) {}
+
+func (p *progress) Write(b []byte) (int, error) {
+	if len(b) > 0 {
+		p.turn.outputChunk(p.callID, b)
+	}
+	return len(b), nil
+}
+
+// sessionFiles is file access on behalf of a session.
+type sessionFiles struct{ s *session }
+
+func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	path = absPath(f.s.cwd, path)
+	if !f.s.conn.features.readFile {
+		return readLocal(path, line, limit)
+	}
+	// Existence is decided by the disk: editors may answer a missing file
+	// with empty text.
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+	}
+	req := acp.ReadTextFileRequest{SessionID: f.s.id, Path: path}
+	if line > 0 {
+		l := uint32(line)
+		req.Line = &l
+	}
+	if limit > 0 {
+		l := uint32(limit)
+		req.Limit = &l
+	}
+	var resp acp.ReadTextFileResponse
+	if err := f.s.conn.peer.Call(ctx, acp.MethodFSReadTextFile, req, &resp); err != nil {
+		var ae *acp.Error
+		if errors.As(err, &ae) && ae.Code == acp.CodeResourceNotFound {
+			return "", fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+		}
+		return "", fmt.Errorf("read %s through the editor: %w", path, err)
+	}
+	return resp.Content, nil
+}
+
+func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) error {
+	path = absPath(f.s.cwd, path)
+	if !f.s.conn.features.writeFile {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, []byte(content), 0o644)
+	}
+	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: path, Content: content}
+	if err := f.s.conn.peer.Call(ctx, acp.MethodFSWriteTextFile, req, nil); err != nil {
+		return fmt.Errorf("write %s through the editor: %w", path, err)
+	}
+	return nil
+}
+
+// readLocal reads a file from disk, optionally a window of lines.
+func readLocal(path string, line, limit int) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := string(b)
+	if line <= 1 && limit <= 0 {
+		return text, nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	start := max(line-1, 0)
+	if start > len(lines) {
+		return "", nil
+	}
+	end := len(lines)
+	if limit > 0 {
+		end = min(start+limit, end)
+	}
+	return strings.Join(lines[start:end], ""), nil
+}
+
+// editorTerminals runs commands in terminals the editor owns (tier 1).
+type editorTerminals struct{ turn *Turn }
+
+// releaseTimeout bounds the clean-up calls made after the turn's context is
+// gone (kill, output, release).
+const releaseTimeout = 5 * time.Second
+
+func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*presentation.TerminalCard, error) {
+	s := e.turn.sess
+	create := acp.CreateTerminalRequest{
+		SessionID: s.id,
+		Command:   "bash",
+		Args:      []string{"-c", req.Command},
+	}
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = s.cwd
+	}
+	create.Cwd = &cwd
+	for k, v := range req.Env {
+		create.Env = append(create.Env, acp.EnvVariable{Name: k, Value: v})
+	}
+	slices.SortFunc(create.Env, func(a, b acp.EnvVariable) int { return strings.Compare(a.Name, b.Name) })
+	if req.OutputLimit > 0 {
+		n := uint64(req.OutputLimit)
+		create.OutputByteLimit = &n
+	}
+	var created acp.CreateTerminalResponse
+	if err := s.conn.peer.Call(ctx, acp.MethodTerminalCreate, create, &created); err != nil {
+		return nil, fmt.Errorf("terminal/create: %w", err)
+	}
+	id := created.TerminalID
+	// Whatever happens from here, the terminal is released.
+	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancelCleanup()
+	ref := acp.TerminalRequest{SessionID: s.id, TerminalID: id}
+	defer func() {
+		if err := s.conn.peer.Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
+			s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
+		}
+	}()
+	if req.CallID != "" {
+		e.turn.embedTerminal(req.CallID, id)
+	}
+	if req.Started != nil {
+		req.Started(id)
+	}
+
+	var exit acp.WaitForTerminalExitResponse
+	waitErr := s.conn.peer.Call(ctx, acp.MethodTerminalWaitForExit, ref, &exit)
+	if waitErr != nil {
+		// Cancelled or timed out: kill, then collect what it printed.
+		if err := s.conn.peer.Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
+			s.agent.log.Warn("terminal/kill failed", "terminal", id, "err", err)
+		}
+	}
+	var out acp.TerminalOutputResponse
+	outErr := s.conn.peer.Call(cleanup, acp.MethodTerminalOutput, ref, &out)
+	card := &presentation.TerminalCard{Title: req.Command, Output: out.Output, TerminalID: id}
+	status := out.ExitStatus
+	if waitErr == nil {
+		status = &acp.TerminalExitStatus{ExitCode: exit.ExitCode, Signal: exit.Signal}
+	}
+	if status != nil {
+		if status.ExitCode != nil {
+			code := int(*status.ExitCode)
+			card.ExitCode = &code
+		}
+		if status.Signal != nil {
+			card.Signal = *status.Signal
+		}
+	}
+	if waitErr != nil {
+		return card, fmt.Errorf("terminal/wait_for_exit: %w", waitErr)
+	}
+	if outErr != nil {
+		return card, fmt.Errorf("terminal/output: %w", outErr)
+	}
+	return card, nil
+}

@@ -1,0 +1,214 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
+	"github.com/dsh-tools/dshd/policy"
+)
+
+// restored is a session rebuilt from its log.
+type restored struct {
+	s       *session
+	records []sessionlog.Record
+}
+
+// reopen validates a load or resume request and rebuilds the session from
+// its log. It runs off the read goroutine.
+func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, servers []acp.McpServer) (*restored, error) {
+	a := c.agent
+	if a.store == nil {
+		return nil, acp.NewError(acp.CodeMethodNotFound, "sessions cannot be loaded without a state directory")
+	}
+	if err := checkDirs(cwd, extra); err != nil {
+		return nil, err
+	}
+	if err := sessionlog.ValidateID(id); err != nil {
+		return nil, acp.NewError(acp.CodeResourceNotFound, fmt.Sprintf("unknown session %q", id))
+	}
+	// A session still active (here or on another connection) is closed
+	// first: it continues here, with one writer to its log.
+	a.mu.Lock()
+	old := a.sessions[id]
+	a.mu.Unlock()
+	if old != nil {
+		old.mu.Lock()
+		busy := old.turn != nil
+		old.mu.Unlock()
+		if busy {
+			return nil, errBusy
+		}
+		old.close()
+		old.conn.detach(old)
+	}
+	w, recs, err := a.store.open(id)
+	if errors.Is(err, sessionlog.ErrNotFound) {
+		return nil, acp.NewError(acp.CodeResourceNotFound, fmt.Sprintf("unknown session %q", id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: opening the session log: %v", acp.ErrInternal, err)
+	}
+	h := w.l.Header()
+	if filepath.Clean(h.Cwd) != filepath.Clean(cwd) {
+		w.close()
+		return nil, invalidParams("session %q belongs to %s, not %s", id, h.Cwd, cwd)
+	}
+	// additionalDirectories is the complete new list: stored roots are not
+	// restored.
+	s := newSession(a, c, id, filepath.Clean(cwd), cleanAll(extra), h.Created)
+	s.log = w
+	s.restore(recs)
+	failures := c.attach(ctx, s, servers)
+	for _, f := range failures {
+		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
+	}
+	return &restored{s: s, records: recs}, nil
+}
+
+// restore rebuilds the session's state from its log records.
+func (s *session) restore(recs []sessionlog.Record) {
+	for _, r := range recs {
+		switch r.Kind {
+		case evMode:
+			var e modeEvent
+			if r.Decode(&e) == nil && modeByID(e.Mode) != nil {
+				s.mode = e.Mode
+			}
+		case evTitle:
+			var e sessionlog.Title
+			if r.Decode(&e) == nil {
+				s.title = e.Title
+			}
+		case evHistory:
+			s.history = append(s.history, json.RawMessage(r.Payload))
+		case evRule, evRevoke:
+			var e ruleEvent
+			if r.Decode(&e) != nil {
+				continue
+			}
+			rule, err := policy.ParseRule(e.Rule)
+			var d policy.Decision
+			if err != nil || d.UnmarshalText([]byte(e.Decision)) != nil {
+				continue
+			}
+			if r.Kind == evRule {
+				s.remembered.Add(d, rule)
+			} else {
+				list := &s.remembered.Allow
+				if d == policy.Deny {
+					list = &s.remembered.Deny
+				}
+				for i, x := range *list {
+					if x == rule {
+						*list = append((*list)[:i:i], (*list)[i+1:]...)
+						break
+					}
+				}
+			}
+		case evToolCall:
+			var e toolEvent
+			if r.Decode(&e) == nil {
+				s.callIDs[e.CallID] = struct{}{}
+			}
+		case evUpdate:
+			// Message ids continue where the log left off.
+			if n := messageNumber(r.Payload); n > s.nextMsg {
+				s.nextMsg = n
+			}
+		}
+		if !r.Time.IsZero() && r.Time.After(s.updatedAt) {
+			s.updatedAt = r.Time
+		}
+	}
+}
+
+// messageNumber extracts N from a logged update's "messageId":"mN".
+func messageNumber(payload []byte) int {
+	const key = `"messageId":"m`
+	i := strings.Index(string(payload), key)
+	if i < 0 {
+		return 0
+	}
+	rest := payload[i+len(key):]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	n, _ := strconv.Atoi(string(rest[:j]))
+	return n
+}
+
+// rawNotification is a session/update whose update is already JSON (from
+// the log), so replay does not decode and re-encode every update.
+type rawNotification struct {
+	SessionID string          `json:"sessionId"`
+	Update    json.RawMessage `json:"update"`
+}
+
+// replay streams the session's history as it was sent: the user's prompts
+// as user_message_chunks, then every update in order. Replayed updates are
+// not logged again.
+func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	prompt := 0
+	for _, r := range recs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch r.Kind {
+		case evPrompt:
+			prompt++
+			var blocks []acp.ContentBlock
+			if err := r.Decode(&blocks); err != nil {
+				s.agent.log.Warn("skipping undecodable prompt in session log", "session", s.id, "err", err)
+				continue
+			}
+			id := "u" + strconv.Itoa(prompt)
+			for _, b := range blocks {
+				u := acp.SessionUpdate{Value: &acp.UserMessageChunk{Content: b, MessageID: &id}}
+				if err := s.conn.peer.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: u}); err != nil {
+					return err
+				}
+			}
+		case evUpdate:
+			if err := s.conn.peer.Notify(ctx, acp.MethodSessionUpdate, rawNotification{SessionID: s.id, Update: r.Payload}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *conn) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (acp.Reply[acp.LoadSessionResponse], error) {
+	return acp.Later(func() (*acp.LoadSessionResponse, error) {
+		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.McpServers)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.s.replay(ctx, r.records); err != nil {
+			return nil, fmt.Errorf("replaying session: %w", err)
+		}
+		return &acp.LoadSessionResponse{Modes: r.s.modeState(), ConfigOptions: r.s.configOptions()}, nil
+	}), nil
+}
+
+func (c *conn) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (acp.Reply[acp.ResumeSessionResponse], error) {
+	return acp.Later(func() (*acp.ResumeSessionResponse, error) {
+		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.McpServers)
+		if err != nil {
+			return nil, err
+		}
+		// No replay; the editor knows the session, so its commands may go
+		// out before the response.
+		r.s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
+		return &acp.ResumeSessionResponse{Modes: r.s.modeState(), ConfigOptions: r.s.configOptions()}, nil
+	}), nil
+}

@@ -1,0 +1,226 @@
+package bridge
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
+)
+
+// Session modes. They are offered both as ACP `modes` and as the `mode`
+// config option, kept in sync.
+const (
+	// ModeDefault allows reads; edits and commands ask.
+	ModeDefault = "default"
+	// ModeAcceptEdits also allows edits inside the session's roots.
+	ModeAcceptEdits = "acceptEdits"
+	// ModePlan is read-only: mutating calls are denied with feedback that
+	// tells the model to present a plan instead.
+	ModePlan = "plan"
+	// ModeBypass never asks; deny rules and guards still apply.
+	ModeBypass = "bypassPermissions"
+)
+
+// ConfigMode is the id of the mode config option.
+const ConfigMode = "mode"
+
+type modeInfo struct {
+	id, name, description string
+}
+
+var modes = []modeInfo{
+	{ModeDefault, "Default", "Reads run freely; edits and commands ask first."},
+	{ModeAcceptEdits, "Accept edits", "Edits inside the workspace run without asking; commands still ask."},
+	{ModePlan, "Plan", "Read-only: the agent explores and presents a plan, changing nothing."},
+	{ModeBypass, "Bypass permissions", "Nothing asks; deny rules and protected paths still apply."},
+}
+
+func modeByID(id string) *modeInfo {
+	for i := range modes {
+		if modes[i].id == id {
+			return &modes[i]
+		}
+	}
+	return nil
+}
+
+// modeState is the session's `modes` for new/load/resume responses.
+func (s *session) modeState() *acp.SessionModeState {
+	st := &acp.SessionModeState{CurrentModeID: s.currentMode()}
+	for _, m := range modes {
+		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{ID: m.id, Name: m.name, Description: acp.Ptr(m.description)})
+	}
+	return st
+}
+
+// configOptions is the complete list of the session's config options.
+func (s *session) configOptions() []acp.SessionConfigOption {
+	opts := make([]acp.SelectOption, 0, len(modes))
+	for _, m := range modes {
+		opts = append(opts, acp.SelectOption{Value: m.id, Name: m.name, Description: acp.Ptr(m.description)})
+	}
+	return []acp.SessionConfigOption{{Value: &acp.SelectConfigOption{
+		ID:           ConfigMode,
+		Name:         "Mode",
+		Description:  acp.Ptr("How much the agent may do without asking."),
+		Category:     acp.Ptr(acp.ConfigCategoryMode),
+		CurrentValue: s.currentMode(),
+		Options:      acp.SelectOptions{Flat: opts},
+	}}}
+}
+
+// Names of the pre-execute listeners and guards the bridge installs, in
+// waterfall order. Embedders may place their own listeners around them.
+const (
+	// ListenerPlanMode denies mutating calls in plan mode.
+	ListenerPlanMode = "bridge/plan-mode"
+	// ListenerDenyRules denies calls a deny rule (configured or
+	// remembered) matches.
+	ListenerDenyRules = "bridge/deny-rules"
+	// ListenerRoots asks before a call touches a path outside the
+	// session's roots (unless an allow rule covers it or the mode is
+	// bypassPermissions).
+	ListenerRoots = "bridge/roots"
+	// ListenerRules applies ask and allow rules.
+	ListenerRules = "bridge/rules"
+	// ListenerMode decides what no rule decided, by the session mode.
+	ListenerMode = "bridge/mode"
+	// GuardProtected denies writes to protected paths.
+	GuardProtected = "bridge/protected"
+)
+
+func (a *Agent) install() {
+	must := func(err error) {
+		if err != nil {
+			a.log.Error("installing bridge listener", "err", err)
+		}
+	}
+	must(a.pipeline.AddPre(ListenerPlanMode, a.planMode, pipeline.Last))
+	must(a.pipeline.AddPre(ListenerDenyRules, a.denyRules, pipeline.Last))
+	must(a.pipeline.AddPre(ListenerRoots, a.rootsListener, pipeline.Last))
+	must(a.pipeline.AddPre(ListenerRules, a.rulesListener, pipeline.Last))
+	must(a.pipeline.AddPre(ListenerMode, a.modeListener, pipeline.Last))
+	must(a.pipeline.AddGuard(GuardProtected, a.protectedGuard))
+}
+
+func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+	s := a.sessionFor(exec.Scope())
+	if s == nil || s.currentMode() != ModePlan || !exec.Kind().Mutates() {
+		return next()
+	}
+	return pipeline.Deny(fmt.Sprintf("the session is in plan mode, which is read-only: `%s` would change the workspace. "+
+		"Do not retry it. Finish exploring with read-only tools, then present your plan to the user and wait for them to leave plan mode.", exec.ToolName()))
+}
+
+func (a *Agent) denyRules(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+	s := a.sessionFor(exec.Scope())
+	if s == nil {
+		return next()
+	}
+	if v := s.verdict(exec); v.Decision == policy.Deny {
+		return pipeline.Deny(fmt.Sprintf("the permission rule `%s` denies this call", v.Rule))
+	}
+	return next()
+}
+
+func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+	s := a.sessionFor(exec.Scope())
+	if s == nil || s.currentMode() == ModeBypass {
+		return next()
+	}
+	var outside []string
+	for _, subj := range exec.Subjects() {
+		if subj.Kind != registry.SubjectPath {
+			continue
+		}
+		abs, in, err := tools.Confine(s.roots, subj.Value)
+		if err != nil {
+			return pipeline.Deny(fmt.Sprintf("cannot resolve the path %q: %v", subj.Value, err))
+		}
+		if !in {
+			outside = append(outside, abs)
+		}
+	}
+	if len(outside) == 0 {
+		return next()
+	}
+	if v := s.verdict(exec); v.Decision == policy.Allow {
+		return next() // an explicit grant covers the path
+	}
+	return pipeline.Ask(fmt.Sprintf("%s is outside the session's workspace (%s)", quoteList(outside), strings.Join(s.roots, ", ")))
+}
+
+func (a *Agent) rulesListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+	s := a.sessionFor(exec.Scope())
+	if s == nil {
+		return next()
+	}
+	switch v := s.verdict(exec); v.Decision {
+	case policy.Allow:
+		return pipeline.AllowOnce()
+	case policy.Ask:
+		if s.currentMode() == ModeBypass {
+			return pipeline.AllowOnce()
+		}
+		return pipeline.Ask(fmt.Sprintf("the permission rule `%s` asks before this call", v.Rule))
+	}
+	return next()
+}
+
+func (a *Agent) modeListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+	s := a.sessionFor(exec.Scope())
+	if s == nil {
+		return next()
+	}
+	kind := exec.Kind()
+	switch mode := s.currentMode(); {
+	case mode == ModeBypass:
+		return pipeline.AllowOnce()
+	case !kind.Mutates():
+		return pipeline.AllowOnce()
+	case mode == ModeAcceptEdits && isEditKind(kind):
+		return pipeline.AllowOnce() // ListenerRoots already asked for paths outside the roots
+	}
+	return pipeline.Ask(fmt.Sprintf("`%s` changes the workspace (%s)", exec.ToolName(), kind))
+}
+
+func isEditKind(k presentation.ToolCallKind) bool {
+	return k == presentation.KindEdit || k == presentation.KindDelete || k == presentation.KindMove
+}
+
+// protectedGuard denies writes to the daemon's state directory, its policy
+// files and every .git directory: the agent cannot grant itself
+// permissions by editing settings or rewrite repository internals.
+func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
+	var cwd string
+	if s := a.sessionFor(exec.Scope()); s != nil {
+		cwd = s.cwd
+	}
+	for _, subj := range exec.Subjects() {
+		if subj.Kind != registry.SubjectPath || !subj.Writes {
+			continue
+		}
+		p := subj.Value
+		if cwd != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if tools.Protected(p, a.opts.StateDir, a.opts.Protected) {
+			return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
+		}
+	}
+	return ""
+}
+
+func quoteList(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = "`" + p + "`"
+	}
+	return strings.Join(q, ", ")
+}

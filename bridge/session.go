@@ -1,0 +1,402 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// session is one active ACP session of a connection.
+type session struct {
+	agent   *Agent
+	conn    *conn
+	id      string
+	cwd     string
+	roots   []string // cwd first, then the additional directories
+	extra   []string // additional directories as the client sent them
+	created time.Time
+
+	log *logWriter // nil without a state directory
+	mcp io.Closer  // the session's MCP connections, if any
+
+	mu         sync.Mutex
+	mode       string
+	title      string
+	updatedAt  time.Time
+	history    []json.RawMessage
+	remembered policy.RuleSet // allow_always / reject_always grants
+	callIDs    map[string]struct{}
+	nextMsg    int
+	turn       *Turn // the running turn, nil when idle
+	closed     bool
+
+	// wmu serialises the session's updates on the wire and in the log, so
+	// that the log records them in the order they were sent.
+	wmu sync.Mutex
+}
+
+// errBusy refuses a prompt while the session's previous turn still runs:
+// ACP v1 defines no concurrent prompts on one session, and interleaving two
+// turns' updates would corrupt both.
+var errBusy = acp.NewError(acp.CodeInvalidRequest, "session is busy: a prompt turn is still running; cancel it or wait for its response")
+
+func newSession(a *Agent, c *conn, id, cwd string, extra []string, created time.Time) *session {
+	s := &session{
+		agent:   a,
+		conn:    c,
+		id:      id,
+		cwd:     cwd,
+		extra:   slices.Clone(extra),
+		roots:   append([]string{cwd}, extra...),
+		created: created,
+		mode:    a.opts.DefaultMode,
+		callIDs: map[string]struct{}{},
+	}
+	s.remembered.Cwd = cwd
+	return s
+}
+
+func (s *session) info() SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SessionInfo{ID: s.id, Cwd: s.cwd, Roots: slices.Clone(s.roots), Mode: s.mode, Title: s.title}
+}
+
+func (s *session) currentMode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+func (s *session) toolSchemas() []registry.ToolSchema { return s.agent.registry.Schemas(s.id) }
+
+func (s *session) newMessageID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextMsg++
+	return "m" + strconv.Itoa(s.nextMsg)
+}
+
+// sendUpdate writes a session/update and records it in the durable log.
+func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	up := acp.SessionUpdate{Value: u}
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evUpdate, Update: &up})
+	}
+	if err := s.conn.peer.Notify(context.Background(), acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: up}); err != nil {
+		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
+	}
+}
+
+func (s *session) remember(record json.RawMessage) error {
+	s.mu.Lock()
+	s.history = append(s.history, record)
+	s.mu.Unlock()
+	if s.log == nil {
+		return nil
+	}
+	return s.log.append(logEvent{Kind: evHistory, Record: record})
+}
+
+// rememberRules records allow_always or reject_always grants.
+func (s *session) rememberRules(d policy.Decision, rules []policy.Rule) {
+	s.mu.Lock()
+	for _, r := range rules {
+		s.remembered.Add(d, r)
+	}
+	s.mu.Unlock()
+	if s.log != nil {
+		for _, r := range rules {
+			s.log.append(logEvent{Kind: evRule, Decision: d.String(), Rule: r.String()})
+		}
+	}
+}
+
+// grants lists the remembered grants, allow rules first.
+func (s *session) grants() []grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []grant
+	for _, r := range s.remembered.Allow {
+		out = append(out, grant{policy.Allow, r})
+	}
+	for _, r := range s.remembered.Deny {
+		out = append(out, grant{policy.Deny, r})
+	}
+	return out
+}
+
+// grant is one remembered rule.
+type grant struct {
+	decision policy.Decision
+	rule     policy.Rule
+}
+
+func (s *session) revoke(g grant) {
+	s.mu.Lock()
+	rs := &s.remembered
+	list := &rs.Allow
+	if g.decision == policy.Deny {
+		list = &rs.Deny
+	}
+	*list = slices.DeleteFunc(*list, func(r policy.Rule) bool { return r == g.rule })
+	s.mu.Unlock()
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evRevoke, Decision: g.decision.String(), Rule: g.rule.String()})
+	}
+}
+
+// verdict evaluates the configured rules and the session's grants for a
+// call, deny > ask > allow.
+func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
+	rs := s.agent.Rules()
+	rs.Cwd = s.cwd
+	s.mu.Lock()
+	mine := s.remembered
+	s.mu.Unlock()
+	subjects := exec.Subjects()
+	return policy.Strictest(rs.Evaluate(exec.ToolName(), subjects), mine.Evaluate(exec.ToolName(), subjects))
+}
+
+// setMode switches the session mode, tells the editor through both APIs
+// (current_mode_update and config_option_update, whichever the change came
+// through, so both stay in sync) and logs the change. The updates go out
+// before the response of set_mode/set_config_option.
+func (s *session) setMode(id string) error {
+	if modeByID(id) == nil {
+		return fmt.Errorf("%w: unknown mode %q", acp.ErrInvalidParams, id)
+	}
+	s.mu.Lock()
+	changed := s.mode != id
+	s.mode = id
+	s.mu.Unlock()
+	if !changed {
+		return nil
+	}
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evMode, Mode: id})
+	}
+	s.sendUpdate(&acp.CurrentModeUpdate{CurrentModeID: id})
+	s.sendUpdate(&acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	return nil
+}
+
+// startTurn registers a turn, or fails when one is running.
+func (s *session) startTurn(ctx context.Context, prompt []acp.ContentBlock) (*Turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session is closed")
+	}
+	if s.turn != nil {
+		return nil, errBusy
+	}
+	t := newTurn(ctx, s, prompt, slices.Clone(s.history))
+	s.turn = t
+	return t, nil
+}
+
+// cancelTurn cancels the running turn, if any.
+func (s *session) cancelTurn() {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.cancel()
+	}
+}
+
+// runTurn runs a registered turn to its end and returns the prompt's
+// response. It is the turn's single exit: it waits for the loop and every
+// tool call, fails the calls still open, flushes the log, and stops the
+// turn's updates before the response goes out.
+func (s *session) runTurn(t *Turn) (acp.PromptResponse, error) {
+	defer func() {
+		s.mu.Lock()
+		s.turn = nil
+		s.updatedAt = s.agent.opts.Now()
+		s.mu.Unlock()
+		t.cancel()
+		close(t.done)
+	}()
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evPrompt, Prompt: t.prompt})
+	}
+	stop, err := s.dispatchPrompt(t)
+	t.running.Wait()
+	cancelled := t.ctx.Err() != nil
+	if cancelled {
+		t.failOpen("Cancelled.")
+		stop, err = acp.StopCancelled, nil
+	} else {
+		t.failOpen("The turn ended before the call completed.")
+	}
+	if err == nil && !cancelled {
+		s.maybeTitle(t)
+	}
+	t.end()
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evTurnEnd, StopReason: string(stop)})
+		if serr := s.log.sync(); serr != nil {
+			s.agent.log.Error("session log sync failed", "session", s.id, "err", serr)
+		}
+	}
+	if err != nil {
+		return acp.PromptResponse{}, fmt.Errorf("%w: %v", acp.ErrInternal, err)
+	}
+	if !validStop(stop) {
+		stop = acp.StopEndTurn
+	}
+	return acp.PromptResponse{StopReason: stop}, nil
+}
+
+// dispatchPrompt runs a slash command of the bridge or else the loop. A
+// panicking loop fails the prompt instead of the daemon.
+func (s *session) dispatchPrompt(t *Turn) (stop acp.StopReason, err error) {
+	if handled, stop := s.slashCommand(t); handled {
+		return stop, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.agent.log.Error("loop panicked", "session", s.id, "panic", r)
+			stop, err = "", fmt.Errorf("the agent loop failed: %v", r)
+		}
+	}()
+	if s.agent.opts.Loop == nil {
+		return "", errors.New("no agent loop is configured")
+	}
+	return s.agent.opts.Loop.Turn(t.ctx, t)
+}
+
+func validStop(r acp.StopReason) bool {
+	switch r {
+	case acp.StopEndTurn, acp.StopMaxTokens, acp.StopMaxTurnRequests, acp.StopRefusal, acp.StopCancelled:
+		return true
+	}
+	return false
+}
+
+// maybeTitle names the session after its first exchange.
+func (s *session) maybeTitle(t *Turn) {
+	s.mu.Lock()
+	if s.title != "" {
+		s.mu.Unlock()
+		return
+	}
+	title := titleFrom(t.prompt)
+	if title == "" {
+		s.mu.Unlock()
+		return
+	}
+	s.title = title
+	now := s.agent.opts.Now().UTC().Format(time.RFC3339)
+	s.mu.Unlock()
+	if s.log != nil {
+		s.log.append(logEvent{Kind: evTitle, Title: title})
+	}
+	t.send(&acp.SessionInfoUpdate{Title: acp.Some(title), UpdatedAt: acp.Some(now)})
+}
+
+// titleFrom derives a title from the first line of a prompt's text.
+func titleFrom(prompt []acp.ContentBlock) string {
+	for _, b := range prompt {
+		tc, ok := b.Value.(*acp.TextContent)
+		if !ok {
+			continue
+		}
+		text := tc.Text
+		for i, r := range text {
+			if r == '\n' {
+				text = text[:i]
+				break
+			}
+		}
+		text = trimSpace(text)
+		if text == "" {
+			continue
+		}
+		const max = 80
+		if r := []rune(text); len(r) > max {
+			text = string(r[:max-1]) + "…"
+		}
+		return text
+	}
+	return ""
+}
+
+func trimSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\r') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// close cancels the running turn, waits for it to end and frees the
+// session's resources.
+func (s *session) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.cancel()
+		<-t.done
+	}
+	s.agent.registry.RemoveScope(s.id)
+	s.agent.pipeline.RemoveScope(s.id)
+	if s.mcp != nil {
+		if err := s.mcp.Close(); err != nil {
+			s.agent.log.Warn("closing MCP servers", "session", s.id, "err", err)
+		}
+	}
+	if s.log != nil {
+		if err := s.log.close(); err != nil {
+			s.agent.log.Error("closing session log", "session", s.id, "err", err)
+		}
+	}
+}
+
+// logToolEvents records the frozen identity, arguments and normalised
+// result of a call.
+func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id string, out pipeline.Outcome) {
+	if s.log == nil {
+		return
+	}
+	ev := &toolEvent{CallID: id, Tool: call.Name, Arguments: rawInput(call.Arguments)}
+	if exec != nil {
+		if args := exec.Arguments(); args != nil {
+			ev.Arguments = args
+		}
+		if p, ok := exec.Parent(); ok {
+			ev.Parent = p.String()
+		}
+		ev.Token = exec.Token().String()
+		ev.Kind = string(exec.Kind())
+	}
+	s.log.append(logEvent{Kind: evToolCall, Tool: ev})
+	res := out.JSON
+	if len(res) == 0 {
+		res = rawOutput(out.Result)
+	}
+	s.log.append(logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
+}

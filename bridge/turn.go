@@ -1,0 +1,378 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// Turn is one prompt turn of a session, handed to [Loop.Turn]. It is the
+// turn's single writer: every update of the turn goes through it, and once
+// the prompt is answered it drops everything, so no update of a turn ever
+// follows its response.
+type Turn struct {
+	sess    *session
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the prompt has been answered
+	prompt  []acp.ContentBlock
+	history []json.RawMessage
+
+	// running counts Execute calls in flight; the prompt is answered only
+	// after all of them returned.
+	running sync.WaitGroup
+
+	mu       sync.Mutex
+	finished bool                  // the response is being sent: drop updates
+	msgID    string                // current agent message id; "" starts a new one
+	open     map[string]*openCall // announced, not yet completed or failed
+}
+
+// openCall is a tool call the editor has seen and that has not reached
+// completed or failed yet.
+type openCall struct {
+	id       string
+	kind     presentation.ToolCallKind
+	terminal bool // announced with _meta.terminal_info (tier 2)
+	streamed bool // terminal_output chunks were sent
+	editorTerminal string
+}
+
+func newTurn(ctx context.Context, s *session, prompt []acp.ContentBlock, history []json.RawMessage) *Turn {
+	ctx, cancel := context.WithCancel(ctx)
+	return &Turn{sess: s, ctx: ctx, cancel: cancel, done: make(chan struct{}), prompt: prompt, history: history, open: map[string]*openCall{}}
+}
+
+// send writes one update of this turn, unless the turn has been answered.
+func (t *Turn) send(u acp.SessionUpdateVariant) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sendLocked(u)
+}
+
+func (t *Turn) sendLocked(u acp.SessionUpdateVariant) bool {
+	if t.finished {
+		return false
+	}
+	t.sess.sendUpdate(u)
+	return true
+}
+
+func (t *Turn) nextMessageID() *string {
+	if t.msgID == "" {
+		t.msgID = t.sess.newMessageID()
+	}
+	id := t.msgID
+	return &id
+}
+
+func (t *Turn) message(blocks []acp.ContentBlock) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, b := range blocks {
+		if !t.sendLocked(&acp.AgentMessageChunk{Content: b, MessageID: t.nextMessageID()}) {
+			return
+		}
+	}
+}
+
+func (t *Turn) thought(text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id := t.sess.newMessageID()
+	t.msgID = ""
+	t.sendLocked(&acp.AgentThoughtChunk{Content: acp.Text(text), MessageID: &id})
+}
+
+func (t *Turn) newMessage() {
+	t.mu.Lock()
+	t.msgID = ""
+	t.mu.Unlock()
+}
+
+func (t *Turn) plan(entries []acp.PlanEntry) {
+	t.send(&acp.Plan{Entries: entries})
+}
+
+func (t *Turn) usage(used, size uint64, cost *acp.Cost) {
+	t.send(&acp.UsageUpdate{Used: used, Size: size, Cost: cost})
+}
+
+func (t *Turn) remember(record json.RawMessage) error {
+	if !json.Valid(record) {
+		return fmt.Errorf("bridge: Remember: record is not valid JSON")
+	}
+	return t.sess.remember(record)
+}
+
+// execute is [Turn.Execute].
+func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
+	t.running.Add(1)
+	defer t.running.Done()
+	s := t.sess
+
+	id := s.claimCallID(call.ID)
+	def, _ := s.agent.registry.Lookup(s.id, call.Name)
+	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: s.id}
+	view := s.callView(def, pc)
+
+	kind := acp.ToolKindOther
+	if view.Kind != "" {
+		kind = acp.ToolKind(view.Kind)
+	}
+	oc := &openCall{id: id, kind: view.Kind}
+	tc := &acp.ToolCall{
+		ToolCallID: id,
+		Title:      relTitle(s.cwd, view.Title),
+		Kind:       kind,
+		Status:     acp.ToolCallPending,
+		Content:    s.conn.features.mapContent(view.Content),
+		Locations:  s.locations(view.Locations),
+		RawInput:   rawInput(call.Arguments),
+	}
+	if view.Kind == presentation.KindExecute && s.conn.features.tier2() {
+		// Tier 2: announce the display terminal on the tool_call itself, so
+		// the client knows the id before any output chunk names it.
+		oc.terminal = true
+		tc.Content = []acp.ToolCallContent{acp.Terminal(id)}
+		tc.Meta = metaJSON(map[string]any{"terminal_info": map[string]any{"terminal_id": id, "cwd": s.cwd}})
+	}
+
+	t.mu.Lock()
+	if t.finished {
+		t.mu.Unlock()
+		return registry.ErrorResult(registry.CodeCancelled, "the turn has ended")
+	}
+	t.msgID = ""
+	t.open[id] = oc
+	t.sendLocked(tc)
+	t.mu.Unlock()
+
+	h := &turnHost{turn: t, sess: s}
+	ectx := host.With(ctx, h)
+	out := s.agent.pipeline.Execute(ectx, pipeline.Input{
+		Tool:      call.Name,
+		Arguments: call.Arguments,
+		CallID:    id,
+		Scope:     s.id,
+		Approver:  &approver{turn: t, call: oc, view: view},
+		OnStart: func(*pipeline.Execution) {
+			st := acp.ToolCallInProgress
+			t.send(&acp.ToolCallUpdate{ToolCallID: id, Status: &st})
+		},
+	})
+	res := out.Result
+	s.logToolEvents(out.Execution, call, id, out)
+
+	var card presentation.Card
+	if def != nil && def.PresentResult != nil && out.Execution != nil && !res.IsError {
+		if v := safePresentResult(def, out.Execution, res); v != nil {
+			card = v.Card
+		}
+	}
+	if card == nil && res.View != nil {
+		card = res.View.Card
+	}
+	if card == nil {
+		card = &presentation.GenericCard{Content: res.Content}
+	}
+	t.finish(oc, card, res)
+	return res
+}
+
+// finish sends the final update of a call: completed or failed, the mapped
+// result card and rawOutput.
+func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result) {
+	s := t.sess
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.open[oc.id]; !ok {
+		return // already failed by a cancellation
+	}
+	delete(t.open, oc.id)
+	st := acp.ToolCallCompleted
+	if res.IsError {
+		st = acp.ToolCallFailed
+	}
+	m := s.conn.features.mapCard(s.cwd, oc, card)
+	if m.preChunk != nil && !t.finished {
+		// Tier 2 with nothing streamed: show the captured output in the
+		// announced display terminal before it exits.
+		t.sendLocked(&acp.ToolCallUpdate{ToolCallID: oc.id, Meta: m.preChunk})
+	}
+	u := &acp.ToolCallUpdate{
+		ToolCallID: oc.id,
+		Status:     &st,
+		Content:    m.content,
+		Locations:  m.locations,
+		RawOutput:  rawOutput(res),
+		Meta:       m.meta,
+	}
+	if u.Content == nil {
+		u.Content = []acp.ToolCallContent{}
+	}
+	if m.title != "" {
+		u.Title = &m.title
+	}
+	t.sendLocked(u)
+}
+
+// failOpen marks every call the editor saw and that is still open failed:
+// every tool call reaches completed or failed before the prompt is answered.
+func (t *Turn) failOpen(reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id := range t.open {
+		st := acp.ToolCallFailed
+		t.sendLocked(&acp.ToolCallUpdate{
+			ToolCallID: id,
+			Status:     &st,
+			Content:    []acp.ToolCallContent{acp.ToolText(reason)},
+		})
+		delete(t.open, id)
+	}
+}
+
+// end stops the turn's updates; whatever is emitted afterwards is dropped.
+func (t *Turn) end() {
+	t.mu.Lock()
+	t.finished = true
+	t.mu.Unlock()
+}
+
+// outputChunk streams live output of a tier-2 display terminal.
+func (t *Turn) outputChunk(callID string, data []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	oc := t.open[callID]
+	if oc == nil || !oc.terminal {
+		return
+	}
+	oc.streamed = true
+	t.sendLocked(&acp.ToolCallUpdate{
+		ToolCallID: callID,
+		Meta:       metaJSON(map[string]any{"terminal_output": map[string]any{"terminal_id": callID, "data": string(data)}}),
+	})
+}
+
+// embedTerminal shows an editor terminal (tier 1) in the call's card.
+func (t *Turn) embedTerminal(callID, terminalID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	oc := t.open[callID]
+	if oc == nil {
+		return
+	}
+	oc.editorTerminal = terminalID
+	t.sendLocked(&acp.ToolCallUpdate{ToolCallID: callID, Content: []acp.ToolCallContent{acp.Terminal(terminalID)}})
+}
+
+// presentCall is the registry.Call a presenter sees before the pipeline has
+// materialised the execution.
+type presentCall struct {
+	name, id, scope string
+	args            json.RawMessage
+}
+
+func (c presentCall) ToolName() string           { return c.name }
+func (c presentCall) CallID() string             { return c.id }
+func (c presentCall) Arguments() json.RawMessage { return c.args }
+func (c presentCall) Scope() string              { return c.scope }
+
+// callView asks the tool how to show its call; a tool without a presenter,
+// an unknown tool or a presenter that panics gets its name as the title.
+func (s *session) callView(def *registry.Definition, c presentCall) (view presentation.CallView) {
+	view = presentation.CallView{Title: c.name, Kind: presentation.KindOther}
+	if def == nil {
+		return view
+	}
+	if def.Title != "" {
+		view.Title = def.Title
+	}
+	if def.Kind != "" {
+		view.Kind = def.Kind
+	}
+	if def.PresentCall == nil || !json.Valid(c.args) {
+		return view
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.agent.log.Warn("PresentCall panicked", "tool", c.name, "panic", r)
+			view = presentation.CallView{Title: c.name, Kind: def.Kind}
+		}
+	}()
+	v := def.PresentCall(c)
+	if v.Title == "" {
+		v.Title = view.Title
+	}
+	if v.Kind == "" {
+		v.Kind = view.Kind
+	}
+	return v
+}
+
+func safePresentResult(def *registry.Definition, call registry.Call, res registry.Result) (v *presentation.ResultView) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Warn("PresentResult panicked", "tool", def.Name, "panic", r)
+			v = nil
+		}
+	}()
+	return def.PresentResult(call, res)
+}
+
+// rawInput is the call's arguments as JSON; arguments that are not valid
+// JSON are shown as a JSON string so the editor still sees them.
+func rawInput(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(args) {
+		return args
+	}
+	b, _ := json.Marshal(string(args))
+	return b
+}
+
+func rawOutput(res registry.Result) json.RawMessage {
+	b, err := json.Marshal(res)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	return b
+}
+
+func metaJSON(v any) acp.Meta {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with maps of strings and numbers
+	}
+	return b
+}
+
+// claimCallID returns id, or a suffixed variant when the session already
+// used it: each tool call is announced exactly once.
+func (s *session) claimCallID(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "" {
+		id = "call"
+	}
+	cand := id
+	for n := 2; ; n++ {
+		if _, dup := s.callIDs[cand]; !dup {
+			s.callIDs[cand] = struct{}{}
+			return cand
+		}
+		cand = id + "#" + strconv.Itoa(n)
+	}
+}
