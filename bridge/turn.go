@@ -32,18 +32,18 @@ type Turn struct {
 	running sync.WaitGroup
 
 	mu       sync.Mutex
-	finished bool                  // the response is being sent: drop updates
-	msgID    string                // current agent message id; "" starts a new one
+	finished bool                 // the response is being sent: drop updates
+	msgID    string               // current agent message id; "" starts a new one
 	open     map[string]*openCall // announced, not yet completed or failed
 }
 
 // openCall is a tool call the editor has seen and that has not reached
 // completed or failed yet.
 type openCall struct {
-	id       string
-	kind     presentation.ToolCallKind
-	terminal bool // announced with _meta.terminal_info (tier 2)
-	streamed bool // terminal_output chunks were sent
+	id             string
+	kind           presentation.ToolCallKind
+	terminal       bool // announced with _meta.terminal_info (tier 2)
+	streamed       bool // terminal_output chunks were sent
 	editorTerminal string
 }
 
