@@ -114,7 +114,7 @@ func (p *Provider) convertMessage(m llm.Message) []wireMessage {
 				reasoning.WriteString(v.Text)
 			case *llm.ToolCall:
 				out.ToolCalls = append(out.ToolCalls, wireToolCall{ID: v.ID, Type: "function",
-					Function: wireCallFunction{Name: v.Name, Arguments: v.Arguments}})
+					Function: wireCallFunction{Name: v.Name, Arguments: sendableArguments(v.Arguments)}})
 			}
 		}
 		if text.Len() > 0 || len(out.ToolCalls) == 0 {
@@ -173,4 +173,18 @@ func (p *Provider) convertMessage(m llm.Message) []wireMessage {
 
 func imagePart(img *llm.Image) contentPart {
 	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)}}
+}
+
+// sendableArguments returns args if they are a JSON object. Otherwise (the
+// model wrote invalid JSON, which the pipeline rejected) they are wrapped
+// in one, because several servers (llama.cpp, vLLM chat templates) parse
+// the arguments of earlier calls and fail the whole request on bad JSON;
+// the wrapper still shows the model what it wrote.
+func sendableArguments(args string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) == nil && obj != nil {
+		return args
+	}
+	wrapped, _ := json.Marshal(map[string]string{"invalid_arguments": args})
+	return string(wrapped)
 }

@@ -1,0 +1,447 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/model/internal/ssetest"
+	"github.com/dsh-tools/dshd/model/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const testKey = "sk-test-0123456789abcdef"
+
+// noSleep records retry delays without waiting.
+type noSleep struct {
+	mu     sync.Mutex
+	delays []time.Duration
+}
+
+func (n *noSleep) Sleep(ctx context.Context, d time.Duration) error {
+	n.mu.Lock()
+	n.delays = append(n.delays, d)
+	n.mu.Unlock()
+	return ctx.Err()
+}
+
+func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *noSleep) {
+	t.Helper()
+	ns := &noSleep{}
+	cfg.BaseURL = srv.URL + "/v1"
+	if cfg.APIKey == "" {
+		cfg.APIKey = testKey
+	}
+	cfg.Model = "test-model"
+	cfg.Retry.Sleep = ns.Sleep
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return New(cfg), ns
+}
+
+var simpleRequest = &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
+
+func data(s string) string { return "data: " + s + "\n" }
+
+func TestStream(t *testing.T) {
+	big := strings.Repeat("é", 40<<10) // 80 KiB in one data line
+	tests := []struct {
+		name      string
+		body      string
+		wantText  string
+		wantThink string
+		wantCalls []llm.ToolCall
+		wantStop  llm.StopReason
+		wantUsage llm.Usage
+	}{{
+		name: "text, keep-alives, usage-only final chunk",
+		body: ssetest.Lines(
+			": keep-alive", "",
+			data(`{"model":"m1","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"content":"Hel"}}]}`),
+			": OPENROUTER PROCESSING", "",
+			data(`{"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}`),
+			data(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
+			data(`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}}`),
+			data(`[DONE]`)),
+		wantText:  "Hello",
+		wantStop:  llm.StopEndTurn,
+		wantUsage: llm.Usage{Input: 6, Output: 2, CacheRead: 4},
+	}, {
+		name: "CRLF line ends",
+		body: ssetest.CRLF(
+			"data: "+`{"choices":[{"index":0,"delta":{"content":"a"}}]}`, "",
+			"data: "+`{"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}]}`, "",
+			"data: [DONE]", ""),
+		wantText: "ab",
+		wantStop: llm.StopEndTurn,
+	}, {
+		name: "tool calls keyed by index, arguments split",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read","arguments":""}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"bash","arguments":"{\"command\":"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"a\"}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"ls\"}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			data(`[DONE]`)),
+		wantCalls: []llm.ToolCall{{ID: "call_a", Name: "read", Arguments: `{"path":"a"}`}, {ID: "call_b", Name: "bash", Arguments: `{"command":"ls"}`}},
+		wantStop:  llm.StopToolUse,
+	}, {
+		name: "tool call deltas keyed only by id",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x1","function":{"name":"read","arguments":"{\"path\""}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x2","function":{"name":"glob","arguments":"{}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x1","function":{"arguments":":\"b\"}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			data(`[DONE]`)),
+		wantCalls: []llm.ToolCall{{ID: "x1", Name: "read", Arguments: `{"path":"b"}`}, {ID: "x2", Name: "glob", Arguments: `{}`}},
+		wantStop:  llm.StopToolUse,
+	}, {
+		name: "every call at index 0, told apart by id",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"g1","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"g2","function":{"name":"read","arguments":"{\"path\":\"b\"}"}}]}}]}`),
+			data(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
+			data(`[DONE]`)),
+		wantCalls: []llm.ToolCall{{ID: "g1", Name: "read", Arguments: `{"path":"a"}`}, {ID: "g2", Name: "read", Arguments: `{"path":"b"}`}},
+		wantStop:  llm.StopToolUse, // "stop" with calls still means tool use
+	}, {
+		name: "continuation deltas with neither index nor id, arguments as an object",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"o1","function":{"name":"write","arguments":{"path":"f"}}}]},"finish_reason":"tool_calls"}]}`),
+			data(`[DONE]`)),
+		wantCalls: []llm.ToolCall{{ID: "o1", Name: "write", Arguments: `{"path":"f"}`}},
+		wantStop:  llm.StopToolUse,
+	}, {
+		name: "reasoning_content and reasoning",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"reasoning_content":"think "}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"reasoning":"more"}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"reasoning":"!","reasoning_content":"!"}}]}`),
+			data(`{"choices":[{"index":0,"delta":{"content":"done"},"finish_reason":"stop"}]}`),
+			data(`[DONE]`)),
+		wantThink: "think more!",
+		wantText:  "done",
+		wantStop:  llm.StopEndTurn,
+	}, {
+		name: "data line over 64 KiB",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"content":"`+big+`"},"finish_reason":"stop"}]}`),
+			data(`[DONE]`)),
+		wantText: big,
+		wantStop: llm.StopEndTurn,
+	}, {
+		name: "finish_reason without [DONE] is complete",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"length"}]}`)),
+		wantText: "x",
+		wantStop: llm.StopMaxTokens,
+	}, {
+		name: "content filter is a refusal",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"refusal":"I can't."},"finish_reason":"content_filter"}]}`),
+			data(`[DONE]`)),
+		wantText: "I can't.",
+		wantStop: llm.StopRefusal,
+	}}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := ssetest.New(t, uint64(i), ssetest.Step{Body: tc.body})
+			p, _ := newTestProvider(t, srv, Config{})
+			var c ssetest.Collector
+			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
+			if err != nil {
+				t.Fatalf("Stream: %v", err)
+			}
+			c.Check(t, resp)
+			if got := resp.Message.Text(); got != tc.wantText {
+				t.Errorf("text = %.80q, want %.80q", got, tc.wantText)
+			}
+			var think string
+			for _, p := range resp.Message.Parts {
+				if r, ok := p.(*llm.Reasoning); ok {
+					think += r.Text
+				}
+			}
+			if think != tc.wantThink {
+				t.Errorf("reasoning = %q, want %q", think, tc.wantThink)
+			}
+			var calls []llm.ToolCall
+			for _, c := range resp.Message.ToolCalls() {
+				calls = append(calls, *c)
+			}
+			if len(calls) != len(tc.wantCalls) {
+				t.Fatalf("calls = %+v, want %+v", calls, tc.wantCalls)
+			}
+			for i := range calls {
+				if calls[i] != tc.wantCalls[i] {
+					t.Errorf("call %d = %+v, want %+v", i, calls[i], tc.wantCalls[i])
+				}
+			}
+			if resp.StopReason != tc.wantStop {
+				t.Errorf("stop = %q, want %q", resp.StopReason, tc.wantStop)
+			}
+			if resp.Usage != tc.wantUsage {
+				t.Errorf("usage = %+v, want %+v", resp.Usage, tc.wantUsage)
+			}
+		})
+	}
+}
+
+func TestMissingIDsAreGenerated(t *testing.T) {
+	srv := ssetest.New(t, 9, ssetest.Step{Body: ssetest.Lines(
+		data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"read","arguments":"{\"path\":\"a\"}"}},{"index":1,"function":{"name":"read","arguments":""}}]}}]}`),
+		data(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+		data(`[DONE]`))})
+	p, _ := newTestProvider(t, srv, Config{})
+	var c ssetest.Collector
+	resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Check(t, resp)
+	calls := resp.Message.ToolCalls()
+	if len(calls) != 2 || calls[0].ID == "" || calls[0].ID == calls[1].ID {
+		t.Fatalf("calls = %+v, want two with distinct generated ids", calls)
+	}
+	if calls[1].Arguments != "{}" {
+		t.Errorf("empty arguments = %q, want {}", calls[1].Arguments)
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		steps     []ssetest.Step
+		wantErr   error
+		wantAPI   *llm.APIError
+		wantReqs  int
+		wantText  string
+		wantDelay []time.Duration
+	}{{
+		name:     "cut without finish marker",
+		steps:    []ssetest.Step{{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"partial"}}]}`))}},
+		wantErr:  llm.ErrTruncated,
+		wantReqs: 1, // text was emitted: no retry
+		wantText: "partial",
+	}, {
+		name:     "cut mid-line",
+		steps:    []ssetest.Step{{Body: "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho"}},
+		wantErr:  llm.ErrTruncated,
+		wantReqs: 1,
+		wantText: "a",
+	}, {
+		name: "mid-stream error event after output",
+		steps: []ssetest.Step{{Body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"content":"a"}}]}`),
+			data(`{"error":{"message":"upstream died","type":"server_error"}}`))}},
+		wantAPI:  &llm.APIError{Provider: "openai", Type: "server_error", Message: "upstream died", Retryable: true},
+		wantReqs: 1,
+		wantText: "a",
+	}, {
+		name: "mid-stream error before output is retried",
+		steps: []ssetest.Step{
+			{Body: ssetest.Lines("event: error", data(`{"error":{"message":"overloaded","code":503}}`))},
+			{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))},
+		},
+		wantReqs: 2,
+		wantText: "ok",
+	}, {
+		name: "retries honour retry-after-ms and retry-after, capped",
+		steps: []ssetest.Step{
+			{Status: 503, Header: map[string]string{"Retry-After-Ms": "7"}, Body: `{"error":{"message":"busy"}}`},
+			{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: `{"error":{"message":"slow down","type":"rate_limit"}}`},
+			{Status: 408, Header: map[string]string{"Retry-After": "600"}},
+			{Status: 409},
+			{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))},
+		},
+		wantReqs:  5,
+		wantText:  "ok",
+		wantDelay: []time.Duration{7 * time.Millisecond, 2 * time.Second, 30 * time.Second, -1},
+	}, {
+		name:     "connection dropped, then success",
+		steps:    []ssetest.Step{{Drop: true}, {Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}},
+		wantReqs: 2,
+		wantText: "ok",
+	}, {
+		name:     "401 is not retried and the key does not leak",
+		steps:    []ssetest.Step{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + testKey + `","type":"invalid_request_error","code":"invalid_api_key"}}`}},
+		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 401, Type: "invalid_request_error", Message: "Incorrect API key provided: [redacted]"},
+		wantReqs: 1,
+	}, {
+		name:     "400 is not retried",
+		steps:    []ssetest.Step{{Status: 400, Body: `{"error":"bad request from llama.cpp"}`}},
+		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 400, Message: "bad request from llama.cpp"},
+		wantReqs: 1,
+	}, {
+		name:     "retries run out",
+		steps:    []ssetest.Step{{Status: 500, Body: "oops"}},
+		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 500, Message: "oops", Retryable: true},
+		wantReqs: 5,
+	}}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := ssetest.New(t, uint64(i), tc.steps...)
+			var logs bytes.Buffer
+			p, ns := newTestProvider(t, srv, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			var c ssetest.Collector
+			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
+			c.Check(t, resp)
+			switch {
+			case tc.wantErr != nil:
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+			case tc.wantAPI != nil:
+				var api *llm.APIError
+				if !errors.As(err, &api) {
+					t.Fatalf("err = %v, want an APIError", err)
+				}
+				if *api != *tc.wantAPI {
+					t.Fatalf("err = %#v, want %#v", *api, *tc.wantAPI)
+				}
+			case err != nil:
+				t.Fatalf("err = %v", err)
+			}
+			if n := len(srv.Requests()); n != tc.wantReqs {
+				t.Errorf("%d requests, want %d", n, tc.wantReqs)
+			}
+			if got := resp.Message.Text(); got != tc.wantText {
+				t.Errorf("text = %q, want %q", got, tc.wantText)
+			}
+			for i, d := range tc.wantDelay {
+				if i >= len(ns.delays) {
+					t.Fatalf("delays = %v, want %v", ns.delays, tc.wantDelay)
+				}
+				if d >= 0 && ns.delays[i] != d {
+					t.Errorf("delay %d = %v, want %v", i, ns.delays[i], d)
+				}
+			}
+			if strings.Contains(logs.String(), testKey) || err != nil && strings.Contains(err.Error(), testKey) {
+				t.Errorf("the API key leaked: %s %v", logs.String(), err)
+			}
+			for _, r := range srv.Requests() {
+				if r.Header.Get("Authorization") != "Bearer "+testKey {
+					t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
+				}
+			}
+		})
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	srv := ssetest.New(t, 3, ssetest.Step{Hang: true, Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"first"}}]}`))})
+	p, _ := newTestProvider(t, srv, Config{})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := ssetest.Collector{OnEvent: func(llm.Event) { cancel() }}
+	resp, err := p.Stream(ctx, simpleRequest, c.Emit)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if resp.StopReason != llm.StopCancelled || resp.Message.Text() != "first" {
+		t.Fatalf("resp = %+v, want cancelled with the partial text", resp)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+func TestIdleWatchdog(t *testing.T) {
+	ok := ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}
+	t.Run("after output: error", func(t *testing.T) {
+		srv := ssetest.New(t, 4, ssetest.Step{Hang: true, Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"a"}}]}`))}, ok)
+		p, _ := newTestProvider(t, srv, Config{IdleTimeout: 50 * time.Millisecond})
+		resp, err := p.Stream(t.Context(), simpleRequest, nil)
+		if !errors.Is(err, llm.ErrIdleTimeout) {
+			t.Fatalf("err = %v, want ErrIdleTimeout", err)
+		}
+		if resp.Message.Text() != "a" || len(srv.Requests()) != 1 {
+			t.Fatalf("text %q after %d requests", resp.Message.Text(), len(srv.Requests()))
+		}
+	})
+	t.Run("before output: retried", func(t *testing.T) {
+		srv := ssetest.New(t, 5, ssetest.Step{Hang: true, Body: ": ping\n\n"}, ok)
+		p, _ := newTestProvider(t, srv, Config{IdleTimeout: 50 * time.Millisecond})
+		resp, err := p.Stream(t.Context(), simpleRequest, nil)
+		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))
+		}
+	})
+}
+
+func TestRequestGolden(t *testing.T) {
+	srv := ssetest.New(t, 6, ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`), data("[DONE]"))})
+	p, _ := newTestProvider(t, srv, Config{MaxTokens: 1000, Headers: map[string]string{"HTTP-Referer": "https://example.com"}})
+	if _, err := p.Stream(t.Context(), fullRequest(), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if r.Header.Get("HTTP-Referer") != "https://example.com" {
+		t.Errorf("extra header missing: %v", r.Header)
+	}
+	compareGolden(t, "request.golden.json", r.Body)
+}
+
+func fullRequest() *llm.Request {
+	return &llm.Request{
+		System: "You are dshd.",
+		Tools: []llm.ToolSchema{
+			{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+			{Name: "noargs"},
+		},
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "Look at this"}, &llm.Image{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}}}},
+			{Role: llm.RoleAssistant, Parts: []llm.Part{
+				&llm.Reasoning{Text: "hmm", Provider: "openai"},
+				&llm.Text{Text: "Reading."},
+				&llm.ToolCall{ID: "call_1", Name: "read", Arguments: `{"path":"a.go"}`},
+				&llm.ToolCall{ID: "call_2", Name: "read", Arguments: `{"path": 1`},
+			}},
+			{Role: llm.RoleUser, Parts: []llm.Part{
+				&llm.ToolResult{CallID: "call_1", Name: "read", Content: []llm.Part{&llm.Text{Text: "package a"}, &llm.Image{MIMEType: "image/gif", Data: []byte("GIF")}}},
+				&llm.ToolResult{CallID: "call_2", Name: "read", IsError: true, Content: []llm.Part{&llm.Text{Text: "invalid JSON arguments"}}},
+			}},
+			{Role: llm.RoleAssistant, Parts: []llm.Part{&llm.Text{Text: "Done."}}},
+			{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "thanks"}}},
+		},
+	}
+}
+
+func compareGolden(t *testing.T, name, got string) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(got), &v); err != nil {
+		t.Fatalf("request is not JSON: %v", err)
+	}
+	pretty, _ := json.MarshalIndent(v, "", "  ")
+	pretty = append(pretty, '\n')
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, pretty, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(pretty, want) {
+		t.Errorf("request differs from %s (run with -update to accept):\n%s", path, pretty)
+	}
+}
