@@ -94,8 +94,9 @@ func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args 
 			return a, nil
 		}
 		if err := json.Unmarshal(raw, &a); err != nil {
-			// Validation passed, so only a value out of Go's range (an
-			// int64 past 2^63, a float32 past its max) gets here.
+			// Validation passed, so only a number Go cannot hold gets
+			// here: an int64 past 2^63, a float32 past its max, or 1.0
+			// (an integer to JSON Schema, not to encoding/json).
 			return a, &ToolArgsError{Code: CodeInvalidArgs, Tool: spec.Name, Issues: []Issue{decodeIssue(err)}}
 		}
 		return a, nil
@@ -169,7 +170,7 @@ func decodeIssue(err error) Issue {
 		if te.Field != "" {
 			ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
-		return Issue{Pointer: ptr, Message: fmt.Sprintf("%s is out of range for this property", te.Value)}
+		return Issue{Pointer: ptr, Message: fmt.Sprintf("%s cannot be stored in this property (a Go %s); send a whole number in range", te.Value, te.Type)}
 	}
 	return Issue{Message: err.Error()}
 }
