@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The targets: 10,000 lines with 50 scattered edits cost at most 2x
@@ -24,13 +26,34 @@ func BenchmarkHunks(b *testing.B) {
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(before) + len(after)))
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				res := Hunks("f", &before, &after)
 				if res.Fallback != "" || len(res.Diffs) == 0 {
 					b.Fatalf("Fallback %q, %d diffs", res.Fallback, len(res.Diffs))
 				}
 			}
+			reportCPU(b, processCPU()-cpu)
 		})
+	}
+}
+
+// The machine that runs these is shared, so wall time (ns/op) swings with
+// its load; cpu-ns/op (user+system CPU time of this process, or of the diff
+// child) is the steadier figure to take ratios of.
+
+// processCPU returns the CPU time this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if b.N > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -59,6 +82,7 @@ func BenchmarkGNUDiff(b *testing.B) {
 		}
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(before) + len(after)))
+			var cpu time.Duration
 			for b.Loop() {
 				cmd := exec.Command(diff, "-U3", beforePath, afterPath)
 				out, err := cmd.Output()
@@ -66,7 +90,9 @@ func BenchmarkGNUDiff(b *testing.B) {
 				if exitErr := (*exec.ExitError)(nil); !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 || len(out) == 0 {
 					b.Fatalf("diff: %v (%d bytes of output)", err, len(out))
 				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

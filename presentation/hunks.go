@@ -51,7 +51,9 @@ type Limits struct {
 	// changed-middle lines: Myers' algorithm is O((N+M)·D). Default 4e9,
 	// about a second on a 2020s core.
 	MaxCost int64
-	// Timeout bounds the diff itself (go-diff's deadline). Default 1 s.
+	// Timeout bounds the time spent in go-diff, summed over the gaps
+	// between anchor lines (see Hunks). Default 1 s. It is wall-clock time,
+	// so a loaded machine trips it sooner.
 	Timeout time.Duration
 }
 
@@ -251,24 +253,29 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 	// round-trips dominated the profile).
 	ra, rb, top := lineRunes(a, b, pre, n-suf, pre, m-suf)
 
-	// A lower bound of the edit distance: lines that occur on one side only
-	// must be deleted or inserted. The presence sets are indexed by rune.
-	inA := make([]bool, top+1)
-	inB := make([]bool, top+1)
+	// How often each distinct line occurs on each side, and where in b a
+	// line occurring once there is.
+	countA := make([]int32, top+1)
+	countB := make([]int32, top+1)
+	posB := make([]int32, top+1)
 	for _, r := range ra {
-		inA[r] = true
+		countA[r]++
 	}
-	for _, r := range rb {
-		inB[r] = true
+	for j, r := range rb {
+		countB[r]++
+		posB[r] = int32(j)
 	}
+
+	// A lower bound of the edit distance: lines that occur on one side only
+	// must be deleted or inserted.
 	var dmin int64
 	for _, r := range ra {
-		if !inB[r] {
+		if countB[r] == 0 {
 			dmin++
 		}
 	}
 	for _, r := range rb {
-		if !inA[r] {
+		if countA[r] == 0 {
 			dmin++
 		}
 	}
@@ -276,31 +283,114 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 		return nil, FallbackTooDifferent
 	}
 
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = lim.Timeout
-	begin := time.Now()
-	diffs := dmp.DiffMainRunes(ra, rb, false)
-	if time.Since(begin) >= lim.Timeout {
-		// go-diff gave up and returned a coarse (valid but unhelpful) diff.
+	// Myers' algorithm costs O((N+M)·D): with edits spread over a file, ten
+	// times the lines and ten times the edits cost a hundred times more.
+	// So, as patience diff does, first pin the lines that occur exactly once
+	// on each side and keep the longest run of them in the same order; they
+	// cut the problem into small gaps, and go-diff diffs each gap.
+	// The time budget covers go-diff's work, summed over the gaps; our own
+	// passes are linear and bounded by the size limits.
+	g := gapDiffer{dmp: diffmatchpatch.New(), budget: lim.Timeout}
+	i, j := 0, 0 // next unpinned line of ra, rb
+	for _, pin := range uniqueAnchors(ra, rb, countA, countB, posB) {
+		if !g.diff(ra[i:pin.i], rb[j:pin.j], pre+i, pre+j) {
+			return nil, FallbackTimeout
+		}
+		i, j = pin.i+1, pin.j+1
+	}
+	if !g.diff(ra[i:], rb[j:], pre+i, pre+j) {
 		return nil, FallbackTimeout
 	}
+	return g.regions, ""
+}
 
+// anchor pairs line i of a with the equal line j of b.
+type anchor struct{ i, j int }
+
+// uniqueAnchors returns the lines that occur exactly once in ra and once in
+// rb, paired, keeping the longest sequence of pairs that is increasing on
+// both sides (patience sorting, O(U log U) for U such lines).
+func uniqueAnchors(ra, rb []rune, countA, countB, posB []int32) []anchor {
+	var cands []anchor
+	for i, r := range ra {
+		if countA[r] == 1 && countB[r] == 1 {
+			cands = append(cands, anchor{i, int(posB[r])})
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	// tails[k] is the candidate ending the best increasing run of length
+	// k+1 found so far; prev links each candidate to its predecessor.
+	tails := make([]int, 0, 64)
+	prev := make([]int, len(cands))
+	for c, cand := range cands {
+		lo, hi := 0, len(tails)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if cands[tails[mid]].j < cand.j {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		prev[c] = -1
+		if lo > 0 {
+			prev[c] = tails[lo-1]
+		}
+		if lo == len(tails) {
+			tails = append(tails, c)
+		} else {
+			tails[lo] = c
+		}
+	}
+	out := make([]anchor, len(tails))
+	for k, c := len(tails)-1, tails[len(tails)-1]; k >= 0; k, c = k-1, prev[c] {
+		out[k] = cands[c]
+	}
+	return out
+}
+
+// gapDiffer diffs the gaps between anchors with go-diff, collecting the
+// changed regions and spending a time budget.
+type gapDiffer struct {
+	dmp     *diffmatchpatch.DiffMatchPatch
+	budget  time.Duration
+	regions []region
+}
+
+// diff appends the changed regions between ga and gb, which start at lines
+// i and j of the files. It returns false when the budget ran out: past its
+// deadline go-diff returns a coarse (valid but unhelpful) diff.
+func (g *gapDiffer) diff(ga, gb []rune, i, j int) bool {
+	switch {
+	case len(ga) == 0 && len(gb) == 0:
+		return true
+	case len(ga) == 0 || len(gb) == 0:
+		g.regions = append(g.regions, region{i, i + len(ga), j, j + len(gb)})
+		return true
+	}
+	g.dmp.DiffTimeout = g.budget
+	begin := time.Now()
+	diffs := g.dmp.DiffMainRunes(ga, gb, false)
+	g.budget -= time.Since(begin)
+	if g.budget <= 0 {
+		return false
+	}
 	// Each rune of a diff's text is one line; count them to walk both files.
-	var regions []region
-	i, j := pre, pre
 	open := false
 	for _, d := range diffs {
 		k := utf8.RuneCountInString(d.Text)
 		if d.Type == diffmatchpatch.DiffEqual {
 			if open {
-				regions[len(regions)-1].oldEnd, regions[len(regions)-1].newEnd = i, j
+				g.regions[len(g.regions)-1].oldEnd, g.regions[len(g.regions)-1].newEnd = i, j
 				open = false
 			}
 			i, j = i+k, j+k
 			continue
 		}
 		if !open {
-			regions = append(regions, region{oldStart: i, newStart: j})
+			g.regions = append(g.regions, region{oldStart: i, newStart: j})
 			open = true
 		}
 		if d.Type == diffmatchpatch.DiffDelete {
@@ -310,9 +400,9 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 		}
 	}
 	if open {
-		regions[len(regions)-1].oldEnd, regions[len(regions)-1].newEnd = i, j
+		g.regions[len(g.regions)-1].oldEnd, g.regions[len(g.regions)-1].newEnd = i, j
 	}
-	return regions, ""
+	return true
 }
 
 // lineRunes encodes a's lines [ia, ja) and b's lines [ib, jb) as runes,

@@ -137,7 +137,10 @@ func TestHunksFallback(t *testing.T) {
 		fmt.Fprintf(&x, "left side line %d with some padding text\n", i)
 		fmt.Fprintf(&y, "right side line %d with other padding\n", i)
 	}
-	reversed := reverseLines(numbered(2000))
+	// Every line occurs twice on each side: no anchors, so go-diff works on
+	// the whole, and only the deadline can stop it.
+	twice := numbered(1000) + numbered(1000)
+	reversed := reverseLines(twice)
 	huge := strings.Repeat("x", 3<<20)
 	tests := []struct {
 		name          string
@@ -150,8 +153,7 @@ func TestHunksFallback(t *testing.T) {
 		{"too large", "a\n", "b\nc\nd\n", []HunkOption{WithLimits(Limits{MaxBytes: 4})}, FallbackTooLarge, false},
 		{"too many lines", numbered(20), reverseLines(numbered(20)), []HunkOption{WithLimits(Limits{MaxLines: 10})}, FallbackTooManyLines, false},
 		{"too different", numbered(20), "x\n", []HunkOption{WithLimits(Limits{MaxCost: 10})}, FallbackTooDifferent, false},
-		// Every line occurs on both sides, so only the deadline can stop it.
-		{"timeout", numbered(2000), reversed, []HunkOption{WithLimits(Limits{Timeout: time.Nanosecond})}, FallbackTimeout, false},
+		{"timeout", twice, reversed, []HunkOption{WithLimits(Limits{Timeout: time.Nanosecond})}, FallbackTimeout, false},
 		{"invalid UTF-8", "a\n\xff\xfe\n", "a\n\xff\n", nil, FallbackNotUTF8, true},
 	}
 	for _, tt := range tests {
@@ -197,7 +199,9 @@ func TestHunksLargeFile(t *testing.T) {
 		lines[i] = "edited " + lines[i]
 	}
 	after := strings.Join(lines, "")
-	got := Hunks("big", &before, &after)
+	// A generous deadline: this test is about results, and -race on a busy
+	// machine is slow.
+	got := Hunks("big", &before, &after, WithLimits(Limits{Timeout: time.Minute}))
 	if got.Fallback != "" {
 		t.Fatalf("Fallback = %q", got.Fallback)
 	}
