@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -10,7 +9,6 @@ import (
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
-	"github.com/dsh-tools/dshd/tools"
 )
 
 // Session modes. They are offered both as ACP `modes` and as the `mode`
@@ -139,7 +137,7 @@ func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.Pre
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
-		abs, in, err := tools.Confine(s.roots, subj.Value)
+		abs, in, err := confine(s.cwd, s.roots, subj.Value)
 		if err != nil {
 			return pipeline.Deny(fmt.Sprintf("cannot resolve the path %q: %v", subj.Value, err))
 		}
@@ -206,11 +204,7 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 		if subj.Kind != registry.SubjectPath || !subj.Writes {
 			continue
 		}
-		p := subj.Value
-		if cwd != "" && !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		if tools.Protected(p, a.opts.StateDir, a.opts.Protected) {
+		if protectedPath(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
 			return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
 		}
 	}

@@ -266,7 +266,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 	captureWarnings(t)
 	dir := t.TempDir()
 	l := newTestLog(t, dir, "full")
-	for i := range 5 {
+	for i := range 3 {
 		l.Append(KindUpdate, map[string]any{"seq": i, "text": strings.Repeat("x", i*7)})
 	}
 	l.Close()

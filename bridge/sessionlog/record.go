@@ -79,6 +79,17 @@ func (r Record) Decode(v any) error {
 	return nil
 }
 
+// knownKinds interns the kinds of this package, so decoding them does not
+// allocate.
+var knownKinds = map[string]string{}
+
+func init() {
+	for _, k := range []string{KindHeader, KindPrompt, KindUpdate, KindToolCall, KindToolResult,
+		KindPermission, KindRuleRemembered, KindRuleRevoked, KindMode, KindConfig, KindTitle, KindHistory} {
+		knownKinds[k] = k
+	}
+}
+
 // ErrBadRecord marks a line that is not a record.
 var ErrBadRecord = errors.New("sessionlog: bad record")
 
@@ -147,10 +158,16 @@ func decodeCanonical(line []byte) (Record, bool) {
 		return Record{}, false
 	}
 	end := bytes.IndexByte(rest, '"')
-	if end <= 0 || !validKind(string(rest[:end])) {
+	if end <= 0 {
 		return Record{}, false
 	}
-	kind := string(rest[:end])
+	kind, known := knownKinds[string(rest[:end])] // no allocation for known kinds
+	if !known {
+		if !validKind(string(rest[:end])) {
+			return Record{}, false
+		}
+		kind = string(rest[:end])
+	}
 	rest, ok = bytes.CutPrefix(rest[end:], []byte(canonicalTS))
 	if !ok {
 		return Record{}, false
