@@ -38,7 +38,7 @@ type wireMessage struct {
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
-	Thinking  string          `json:"thinking,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"` // a pointer: an empty thinking text must still be sent
 	Signature string          `json:"signature,omitempty"`
 	Data      string          `json:"data,omitempty"`
 	Source    *imageSource    `json:"source,omitempty"`
@@ -115,7 +115,7 @@ func convertMessage(m llm.Message) wireMessage {
 				case v.Redacted != "":
 					w.Content = append(w.Content, block{Type: "redacted_thinking", Data: v.Redacted})
 				case v.Signature != "":
-					w.Content = append(w.Content, block{Type: "thinking", Thinking: v.Text, Signature: v.Signature})
+					w.Content = append(w.Content, block{Type: "thinking", Thinking: &v.Text, Signature: v.Signature})
 				}
 			case *llm.Text:
 				if v.Text != "" {
