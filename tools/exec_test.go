@@ -194,7 +194,7 @@ func TestJobs(t *testing.T) {
 	if _, err := js.Read("s2", id); !errors.Is(err, ErrNoJob) {
 		t.Errorf("another session read the job: %v", err)
 	}
-	ended, err := js.Wait("s1", id, 10*time.Second)
+	ended, err := js.Wait(context.Background(), "s1", id, 10*time.Second)
 	if err != nil || !ended {
 		t.Fatalf("wait: %v %v", ended, err)
 	}
@@ -278,7 +278,7 @@ func TestJobsDropOldOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js.Wait("s", id, 10*time.Second)
+	js.Wait(context.Background(), "s", id, 10*time.Second)
 	st, _ := js.Read("s", id)
 	if st.Output != "abcdefghij" || st.Dropped != 10 {
 		t.Errorf("got %q dropped %d", st.Output, st.Dropped)

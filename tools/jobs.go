@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -186,18 +187,22 @@ func (js *Jobs) Read(session, id string) (JobStatus, error) {
 	return st, nil
 }
 
-// Wait blocks until job id has ended or the timeout passed, and reports
-// whether it ended.
-func (js *Jobs) Wait(session, id string, timeout time.Duration) (bool, error) {
+// Wait blocks until job id has ended, the timeout passed or ctx ended,
+// and reports whether the job ended.
+func (js *Jobs) Wait(ctx context.Context, session, id string, timeout time.Duration) (bool, error) {
 	j, err := js.lookup(session, id)
 	if err != nil {
 		return false, err
 	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
 	case <-j.done:
 		return true, nil
-	case <-time.After(timeout):
+	case <-t.C:
 		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 

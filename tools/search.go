@@ -30,16 +30,7 @@ type GlobMatch struct {
 // alternatives are expanded. An absolute pattern is split into its static
 // directory (the new root) and the rest. .gitignore is honoured.
 func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bool, error) {
-	if filepath.IsAbs(pattern) {
-		dir, rest := staticPrefix(filepath.ToSlash(pattern))
-		root, pattern = filepath.FromSlash(dir), rest
-		if root == "" {
-			root = "/"
-		}
-	} else if dir, rest := staticPrefix(pattern); dir != "" && strings.Contains(rest, "/") {
-		// "src/**/*.go": start the walk in src.
-		root, pattern = filepath.Join(root, filepath.FromSlash(dir)), rest
-	}
+	root, pattern, anchored := globRoot(root, pattern)
 	if pattern == "" {
 		return nil, false, fmt.Errorf("empty pattern")
 	}
@@ -49,6 +40,7 @@ func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bo
 		}
 	}
 	m := newFileMatcher(pattern)
+	m.anchored = anchored
 	var out []GlobMatch
 	err := walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
 		if !m.match(rel) {
@@ -74,6 +66,34 @@ func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bo
 		return out[:limit], true, nil
 	}
 	return out, false, nil
+}
+
+// globRoot moves a pattern's leading directories without wildcards into
+// the root the walk starts from: "src/**/*.go" under r walks r/src for
+// "**/*.go", "/abs/dir/*.go" walks /abs/dir for "*.go", "../x/*.go" walks
+// r/../x. anchored reports that the rest must match whole relative paths
+// (a slash-free "*.go" left over from "src/*.go" means src's own files, not
+// every .go file below it). The root is where the walk happens, so it is
+// also the path a policy must check: see [GlobDir].
+func globRoot(root, pattern string) (string, string, bool) {
+	p := filepath.ToSlash(pattern)
+	abs := strings.HasPrefix(p, "/")
+	if abs {
+		p = strings.TrimLeft(p, "/")
+		root = "/"
+	}
+	dir, rest := staticPrefix(p)
+	if dir == "" {
+		return root, rest, abs
+	}
+	return filepath.Join(root, filepath.FromSlash(dir)), rest, true
+}
+
+// GlobDir returns the directory a glob of pattern under root walks: the
+// path a root-confinement policy must check.
+func GlobDir(root, pattern string) string {
+	dir, _, _ := globRoot(root, pattern)
+	return dir
 }
 
 // GrepOptions shape one [Grep].
@@ -179,7 +199,16 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 			}
 		}()
 	}
-	walkErr := walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+	walk := walkFiles
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		// A single file is searched whatever .gitignore or the glob say:
+		// the caller named it.
+		filter = nil
+		walk = func(ctx context.Context, root string, fn walkFunc) error {
+			return fn(root, filepath.Base(root), nil)
+		}
+	}
+	walkErr := walk(ctx, root, func(abs, rel string, d fs.DirEntry) error {
 		if filter != nil && !filter.match(rel) {
 			return nil
 		}

@@ -181,6 +181,9 @@ func staticPrefix(p string) (dir, rest string) {
 // to the walk's root.
 type fileMatcher struct {
 	pats []string
+	// anchored makes slash-free patterns match the whole relative path too
+	// (a pattern such as "src/*.go" whose directory became the root).
+	anchored bool
 }
 
 func newFileMatcher(pattern string) *fileMatcher {
@@ -189,7 +192,7 @@ func newFileMatcher(pattern string) *fileMatcher {
 
 func (m *fileMatcher) match(rel string) bool {
 	for _, p := range m.pats {
-		if !strings.Contains(p, "/") {
+		if !m.anchored && !strings.Contains(p, "/") {
 			base := rel
 			if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 				base = rel[i+1:]

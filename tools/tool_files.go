@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+func isAbs(p string) bool { return filepath.IsAbs(p) }
+
+// ReadArgs are the arguments of the read tool.
+type ReadArgs struct {
+	Path   string `json:"path" desc:"The file to read: absolute, or relative to the session's working directory." min:"1"`
+	Offset *int   `json:"offset,omitempty" desc:"The 1-based line to start at. Use it with limit to page through a long file." min:"1"`
+	Limit  *int   `json:"limit,omitempty" desc:"How many lines to return at most (default 2000)." min:"1"`
+}
+
+const readDoc = `Read a text file. The output shows each line prefixed by its 1-based line number and a tab; the prefix is not part of the file, so never copy it into edit's old text.
+By default the first 2000 lines are returned; for longer files the output ends with a note giving the offset to continue from. Very long lines are cut. Binary files are refused.
+Read a file before editing it. Use glob to find files by name and grep to search contents rather than reading many files.`
+
+func (t *toolset) readTool() *registry.Definition {
+	return registry.MustDefine(registry.Spec[ReadArgs]{
+		Name: "read", Title: "Read file", Description: readDoc, Kind: presentation.KindRead,
+		PresentCall: func(call registry.Call, a ReadArgs) presentation.CallView {
+			title := "Read " + a.Path
+			if a.Offset != nil || a.Limit != nil {
+				first := intOr(a.Offset, 1)
+				if a.Limit != nil {
+					title += fmt.Sprintf(" (lines %d-%d)", first, first+*a.Limit-1)
+				} else {
+					title += fmt.Sprintf(" (from line %d)", first)
+				}
+			}
+			return presentation.CallView{Title: title, Kind: presentation.KindRead, Locations: location(call, a.Path, a.Offset)}
+		},
+		PresentResult: func(call registry.Call, a ReadArgs, r registry.Result) *presentation.ResultView {
+			return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
+		},
+		Subjects: func(call registry.Call, a ReadArgs) []registry.Subject {
+			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path}}
+		},
+	}, t.read)
+}
+
+func (t *toolset) read(ctx context.Context, call registry.Call, a ReadArgs) (registry.Result, error) {
+	h, ok := host.From(ctx)
+	if !ok {
+		return errNoHost, nil
+	}
+	abs := absPath(h.Cwd(), a.Path)
+	if r, bad := checkTextFile(abs, a.Path); bad {
+		return r, nil
+	}
+	first, limit := intOr(a.Offset, 1), intOr(a.Limit, t.opts.ReadLines)
+	// One line more than asked tells whether the file goes on.
+	text, err := h.Files().ReadTextFile(ctx, abs, first, limit+1)
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot read %s: %v", a.Path, err))
+	}
+	more := false
+	if n := nthLineEnd(text, limit); n >= 0 && n < len(text) {
+		text, more = text[:n], true
+	}
+	out, n, cut := NumberLines(text, first, t.opts.MaxLineBytes, t.opts.ReadMaxBytes)
+	switch {
+	case n == 0 && first > 1:
+		return toolError(fmt.Sprintf("%s has fewer than %d lines", a.Path, first))
+	case n == 0:
+		return registry.TextResult("(the file is empty)"), nil
+	}
+	if more || cut {
+		out += fmt.Sprintf("\n[Showing lines %d-%d; the file continues. Call read with offset=%d to read further.]\n", first, first+n-1, first+n)
+	}
+	return registry.TextResult(out), nil
+}
+
+// nthLineEnd returns the byte offset just past the n-th line of text, or
+// -1 when text has n lines or fewer.
+func nthLineEnd(text string, n int) int {
+	off := 0
+	for i := 0; i < n; i++ {
+		j := strings.IndexByte(text[off:], '\n')
+		if j < 0 {
+			return -1
+		}
+		off += j + 1
+	}
+	return off
+}
+
+// checkTextFile refuses what read and edit cannot handle, with a message
+// the model can act on. Existence is decided from disk: an editor may
+// answer a missing file with empty text.
+func checkTextFile(abs, shown string) (registry.Result, bool) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s does not exist. Check the path; glob finds files by name.", shown)), true
+	case err != nil:
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", shown, err)), true
+	case fi.IsDir():
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is a directory, not a file; use glob to list its files.", shown)), true
+	case !fi.Mode().IsRegular():
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is not a regular file.", shown)), true
+	}
+	if bin, err := sniffFile(abs); err != nil {
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", shown, err)), true
+	} else if bin {
+		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is a binary file (%d bytes); only text files can be read. Use bash (for example file, xxd or unzip -l) to inspect it.", shown, fi.Size())), true
+	}
+	return registry.Result{}, false
+}
+
+// WriteArgs are the arguments of the write tool.
+type WriteArgs struct {
+	Path    string `json:"path" desc:"The file to create or overwrite: absolute, or relative to the session's working directory. Missing parent directories are created." min:"1"`
+	Content string `json:"content" desc:"The complete new content of the file."`
+}
+
+const writeDoc = `Create a file, or replace the whole content of an existing one. Parent directories are created.
+Prefer edit for changing part of an existing file: it is shorter and cannot lose text you did not mean to touch. Read an existing file before overwriting it.`
+
+func (t *toolset) writeTool() *registry.Definition {
+	return registry.MustDefine(registry.Spec[WriteArgs]{
+		Name: "write", Title: "Write file", Description: writeDoc, Kind: presentation.KindEdit,
+		PresentCall: func(call registry.Call, a WriteArgs) presentation.CallView {
+			return presentation.CallView{Title: "Write " + a.Path, Kind: presentation.KindEdit, Locations: location(call, a.Path, nil)}
+		},
+		PresentResult: diffResult[WriteArgs],
+		Subjects: func(call registry.Call, a WriteArgs) []registry.Subject {
+			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
+		},
+	}, t.write)
+}
+
+// diffResult shows the diff card the body attached; a failure shows its
+// message.
+func diffResult[A any](call registry.Call, a A, r registry.Result) *presentation.ResultView {
+	if r.View != nil {
+		return r.View
+	}
+	return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
+}
+
+func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (registry.Result, error) {
+	h, ok := host.From(ctx)
+	if !ok {
+		return errNoHost, nil
+	}
+	abs := absPath(h.Cwd(), a.Path)
+	var before *string
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && fi.IsDir():
+		return toolError(fmt.Sprintf("%s is a directory", a.Path))
+	case err == nil:
+		// The editor's buffer is the truth the user sees; the diff is
+		// against it.
+		old, rerr := h.Files().ReadTextFile(ctx, abs, 0, 0)
+		if rerr != nil {
+			return toolError(fmt.Sprintf("cannot read the current %s: %v", a.Path, rerr))
+		}
+		before = &old
+	case !errors.Is(err, fs.ErrNotExist):
+		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
+	}
+	if err := h.Files().WriteTextFile(ctx, abs, a.Content); err != nil {
+		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
+	}
+	verb := "Created"
+	if before != nil {
+		verb = "Overwrote"
+	}
+	r := registry.TextResult(fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, a.Path, countLines(a.Content), len(a.Content)))
+	after := a.Content
+	r.View = &presentation.ResultView{Card: presentation.Hunks(abs, before, &after).Card(verb + " " + abs)}
+	return r, nil
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// EditArgs are the arguments of the edit tool.
+type EditArgs struct {
+	Path       string  `json:"path" desc:"The file to change: absolute, or relative to the session's working directory." min:"1"`
+	Old        *string `json:"old,omitempty" desc:"For a single edit: the exact text to replace, including whitespace and indentation, without read's line-number prefixes. It must occur exactly once unless replaceAll is true."`
+	New        *string `json:"new,omitempty" desc:"For a single edit: the replacement text."`
+	ReplaceAll *bool   `json:"replaceAll,omitempty" desc:"For a single edit: replace every occurrence of old." default:"false"`
+	Edits      []Edit  `json:"edits,omitempty" desc:"Several edits to the same file, applied in order (each sees the result of the previous ones) and all or nothing. Use instead of old/new." min:"1"`
+}
+
+const editDoc = `Replace exact text in an existing file. Give either old and new (one edit) or edits (several edits to the same file, applied in order, all or nothing).
+old must match the file exactly, including indentation and line breaks, and must occur exactly once unless replaceAll is true; include a few surrounding lines to make it unique. Copy it from read's output without the line-number prefix.
+If any edit fails, the file is left unchanged and the error says why. To create a file or replace all of it, use write.`
+
+func (t *toolset) editTool() *registry.Definition {
+	return registry.MustDefine(registry.Spec[EditArgs]{
+		Name: "edit", Title: "Edit file", Description: editDoc, Kind: presentation.KindEdit,
+		PresentCall: func(call registry.Call, a EditArgs) presentation.CallView {
+			return presentation.CallView{Title: "Edit " + a.Path, Kind: presentation.KindEdit, Locations: location(call, a.Path, nil)}
+		},
+		PresentResult: diffResult[EditArgs],
+		Subjects: func(call registry.Call, a EditArgs) []registry.Subject {
+			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
+		},
+	}, t.edit)
+}
+
+func (a EditArgs) edits() ([]Edit, error) {
+	single := a.Old != nil || a.New != nil || a.ReplaceAll != nil
+	switch {
+	case single && len(a.Edits) > 0:
+		return nil, errors.New("give either old/new or edits, not both")
+	case len(a.Edits) > 0:
+		return a.Edits, nil
+	case a.Old == nil || a.New == nil:
+		return nil, errors.New("give old and new (or edits)")
+	}
+	return []Edit{{Old: *a.Old, New: *a.New, ReplaceAll: a.ReplaceAll}}, nil
+}
+
+func (t *toolset) edit(ctx context.Context, call registry.Call, a EditArgs) (registry.Result, error) {
+	h, ok := host.From(ctx)
+	if !ok {
+		return errNoHost, nil
+	}
+	edits, err := a.edits()
+	if err != nil {
+		return registry.ErrorResult(registry.CodeInvalidArgs, err.Error()), nil
+	}
+	abs := absPath(h.Cwd(), a.Path)
+	if r, bad := checkTextFile(abs, a.Path); bad {
+		return r, nil
+	}
+	before, err := h.Files().ReadTextFile(ctx, abs, 0, 0)
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot read %s: %v", a.Path, err))
+	}
+	after, n, err := ApplyEdits(before, edits)
+	if err != nil {
+		return toolError(fmt.Sprintf("%s: no change made: %v", a.Path, err))
+	}
+	if err := h.Files().WriteTextFile(ctx, abs, after); err != nil {
+		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
+	}
+	d := presentation.Hunks(abs, &before, &after)
+	msg := fmt.Sprintf("Edited %s: %d replacement%s", a.Path, n, plural(n))
+	if lines := d.Locations(); len(lines) > 0 && lines[0].Line != nil {
+		msg += fmt.Sprintf(", first change at line %d", *lines[0].Line)
+	}
+	r := registry.TextResult(msg + ".")
+	r.View = &presentation.ResultView{Card: d.Card("Edited " + abs)}
+	return r, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
