@@ -48,8 +48,10 @@ type Limits struct {
 	MaxLines int
 	// MaxCost bounds the estimated work, the product of a lower bound of the
 	// edit distance (lines present on one side only) and the number of
-	// changed-middle lines: Myers' algorithm is O((N+M)·D). Default 4e9,
-	// about a second on a 2020s core.
+	// changed-middle lines, as Myers' algorithm is O((N+M)·D). It is a
+	// cheap early exit for files that share (almost) nothing, decided
+	// before any diffing; the anchoring Hunks does makes the real cost of
+	// most other inputs far lower. Default 4e9.
 	MaxCost int64
 	// Timeout bounds the time spent in go-diff, summed over the gaps
 	// between anchor lines (see Hunks). Default 1 s. It is wall-clock time,
@@ -120,7 +122,10 @@ func (r DiffResult) Locations() []FileLocation {
 }
 
 // Hunks computes the applied hunks of a change to the file at path, from
-// its before-image to its after-image, using go-diff in line mode. Each
+// its before-image to its after-image. Common leading and trailing lines
+// are trimmed, lines occurring exactly once on each side are pinned in
+// order (as patience diff does), and go-diff diffs each gap between pins in
+// line mode; the pins keep the cost near-linear in the file size. Each
 // hunk is a FileDiff whose OldText and NewText are the old and new lines
 // with up to N context lines around the changes (WithContext; default 3)
 // and whose Line is the 1-based line where NewText starts in the new file.
@@ -248,9 +253,8 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 
 	// Line mode: each distinct line becomes one rune, and go-diff diffs the
 	// rune strings. We encode the lines ourselves instead of calling
-	// DiffLinesToRunes: we already have them split, and a presized map
-	// halves the cost of the whole call (its map growth and string
-	// round-trips dominated the profile).
+	// DiffLinesToRunes: we already have them split, and its growing map and
+	// string round-trips were 70% of the profile on a 10,000-line file.
 	ra, rb, top := lineRunes(a, b, pre, n-suf, pre, m-suf)
 
 	// How often each distinct line occurs on each side, and where in b a
