@@ -156,15 +156,16 @@ type multiSelectItemsWire struct {
 // MarshalJSON implements [json.Marshaler].
 func (m MultiSelectItems) MarshalJSON() ([]byte, error) {
 	if m.AnyOf != nil {
-		return json.Marshal(multiSelectItemsWire{AnyOf: m.AnyOf, Meta: m.Meta})
+		return json.Marshal(struct {
+			AnyOf []EnumOption `json:"anyOf"`
+			Meta  Meta         `json:"_meta,omitempty"`
+		}{m.AnyOf, m.Meta})
 	}
-	w := multiSelectItemsWire{Type: "string", Enum: nonNil(m.Enum), Meta: m.Meta}
-	type withEnum struct {
+	return json.Marshal(struct {
 		Type string   `json:"type"`
 		Enum []string `json:"enum"`
 		Meta Meta     `json:"_meta,omitempty"`
-	}
-	return json.Marshal(withEnum{w.Type, w.Enum, w.Meta})
+	}{"string", nonNil(m.Enum), m.Meta})
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].

@@ -1,0 +1,142 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// stable checks that decode → encode → decode → encode reaches a fixed point after one round:
+// whatever a union decodes (known or unknown variant), it re-encodes to something that decodes
+// to the same encoding.
+func stable[T any](t *testing.T, data []byte) {
+	var a T
+	if json.Unmarshal(data, &a) != nil {
+		return
+	}
+	first, err := json.Marshal(a)
+	if err != nil {
+		return // e.g. a null input leaves the wrapper empty
+	}
+	var b T
+	if err := json.Unmarshal(first, &b); err != nil {
+		t.Fatalf("re-decoding %s (from %q): %v", first, data, err)
+	}
+	second, err := json.Marshal(b)
+	if err != nil {
+		t.Fatalf("re-encoding: %v", err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Fatalf("not stable:\n first %s\nsecond %s\n input %q", first, second, data)
+	}
+}
+
+func seed(f *testing.F, extra ...string) {
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"type":"x","type":"text","text":"dup"}`))
+}
+
+func FuzzContentBlock(f *testing.F) {
+	seed(f, `{"type":"text","text":"hi","annotations":{"priority":1}}`,
+		`{"type":"resource","resource":{"uri":"u","blob":"AA=="}}`, `{"type":"image","data":"x","mimeType":"image/png"}`,
+		`{"type":"video","x":[1,{"y":"}"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[ContentBlock](t, data) })
+}
+
+func FuzzSessionUpdate(f *testing.F) {
+	seed(f, `{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[{"type":"diff","path":"/a","newText":"x"}]}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}`,
+		`{"sessionUpdate":"session_info_update","title":null}`, `{"sessionUpdate":"plan","entries":[]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[SessionUpdate](t, data) })
+}
+
+func FuzzToolCallContent(f *testing.F) {
+	seed(f, `{"type":"content","content":{"type":"text","text":"x"}}`,
+		`{"type":"diff","path":"/a","oldText":null,"newText":"x"}`, `{"type":"terminal","terminalId":"t"}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[ToolCallContent](t, data) })
+}
+
+func FuzzRequestPermissionOutcome(f *testing.F) {
+	seed(f, `{"outcome":"selected","optionId":"a"}`, `{"outcome":"cancelled"}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[RequestPermissionOutcome](t, data) })
+}
+
+func FuzzSessionConfigOption(f *testing.F) {
+	seed(f, `{"type":"select","id":"m","name":"M","currentValue":"a","options":[{"group":"g","name":"G","options":[]}]}`,
+		`{"type":"boolean","id":"b","name":"B","currentValue":true}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[SessionConfigOption](t, data) })
+}
+
+func FuzzMcpServer(f *testing.F) {
+	seed(f, `{"name":"x","command":"/x","args":[],"env":[]}`, `{"type":"stdio","name":"x","command":"/x"}`,
+		`{"type":"http","name":"h","url":"u","headers":[]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[McpServer](t, data) })
+}
+
+func FuzzAuthMethod(f *testing.F) {
+	seed(f, `{"id":"a","name":"A"}`, `{"type":"terminal","id":"t","name":"T","env":{"A":"1"}}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[AuthMethod](t, data) })
+}
+
+func FuzzElicitationPropertySchema(f *testing.F) {
+	seed(f, `{"type":"string","minLength":1}`, `{"type":"array","items":{"anyOf":[{"const":"a","title":"A"}]}}`,
+		`{"type":"array","items":{"type":"string","enum":["a"]}}`)
+	f.Fuzz(func(t *testing.T, data []byte) { stable[ElicitationPropertySchema](t, data) })
+}
+
+func FuzzLookupKey(f *testing.F) {
+	f.Add([]byte(`{"a":1,"type":"x"}`), "type")
+	f.Add([]byte(`{"a":"\"}","b":[{"type":1}],"type":"y"}`), "type")
+	f.Fuzz(func(t *testing.T, data []byte, key string) {
+		raw, found, err := lookupKey(data, key)
+		if err != nil || !json.Valid(data) {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return
+		}
+		want, ok := m[key]
+		// encoding/json keeps the last duplicate key and lookupKey the first, so only compare
+		// when the key occurs once.
+		if strings.Count(string(data), `"`+key+`"`) == 1 && ok != found {
+			t.Fatalf("lookupKey(%q, %q) found=%v, map has %v", data, key, found, ok)
+		}
+		if found && ok && strings.Count(string(data), `"`+key+`"`) == 1 && !bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(want)) {
+			t.Fatalf("lookupKey(%q, %q) = %s, want %s", data, key, raw, want)
+		}
+	})
+}
+
+// FuzzLineReader feeds arbitrary input to the line stream: it must never panic, every
+// message it accepts must be one line, and every reply it writes must be one valid JSON line.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n"))
+	f.Add([]byte("not json\n\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n[1,2]\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"))
+	f.Add([]byte("\xff\xfe\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		s := &lineStream{r: bufio.NewReader(bytes.NewReader(data)), w: &out, log: func(string, ...any) {}}
+		for i := 0; i < 1000; i++ {
+			var m json.RawMessage
+			if err := s.ReadObject(&m); err != nil {
+				break
+			}
+			if bytes.ContainsAny(m, "\n") && !json.Valid(m) {
+				t.Fatalf("accepted a message spanning lines: %q", m)
+			}
+		}
+		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+			if len(line) > 0 && !json.Valid(line) {
+				t.Fatalf("wrote an invalid reply line %q", line)
+			}
+		}
+	})
+}
