@@ -180,14 +180,14 @@ func TestLenientDecoding(t *testing.T) {
 // TestUnknownVariantsVerbatim: unknown tags survive decode → encode byte for byte.
 func TestUnknownVariantsVerbatim(t *testing.T) {
 	cases := map[string]func([]byte) ([]byte, any, error){
-		`{"type":"video","url":"x","n":1.50}`: roundTrip[acp.ContentBlock],
+		`{"type":"video","url":"x","n":1.50}`:                                                roundTrip[acp.ContentBlock],
 		`{"sessionUpdate":"plan_update","plan":{"type":"items","big":12345678901234567890}}`: roundTrip[acp.SessionUpdate],
-		`{"type":"text","text":"bare"}`:                        roundTrip[acp.ToolCallContent],
-		`{"outcome":"_later","when":"tomorrow"}`:               roundTrip[acp.RequestPermissionOutcome],
-		`{"type":"_slider","id":"s","name":"S","min":0}`:       roundTrip[acp.SessionConfigOption],
-		`{"type":"acp","name":"x","serverId":"y"}`:             roundTrip[acp.McpServer],
-		`{"type":"_oauth","id":"o","name":"O"}`:                roundTrip[acp.AuthMethod],
-		`{"type":"_color","title":"C"}`:                        roundTrip[acp.ElicitationPropertySchema],
+		`{"type":"text","text":"bare"}`:                                                      roundTrip[acp.ToolCallContent],
+		`{"outcome":"_later","when":"tomorrow"}`:                                             roundTrip[acp.RequestPermissionOutcome],
+		`{"type":"_slider","id":"s","name":"S","min":0}`:                                     roundTrip[acp.SessionConfigOption],
+		`{"type":"acp","name":"x","serverId":"y"}`:                                           roundTrip[acp.McpServer],
+		`{"type":"_oauth","id":"o","name":"O"}`:                                              roundTrip[acp.AuthMethod],
+		`{"type":"_color","title":"C"}`:                                                      roundTrip[acp.ElicitationPropertySchema],
 	}
 	for in, rt := range cases {
 		out, v, err := rt([]byte(in))
