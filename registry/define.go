@@ -109,6 +109,10 @@ func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args 
 		Kind:        spec.Kind,
 		TimeoutMs:   spec.TimeoutMs,
 		spec:        root,
+		validate: func(raw json.RawMessage) error {
+			_, err := decode(raw)
+			return err
+		},
 		Execute: func(ctx context.Context, call Call, raw json.RawMessage) (Result, error) {
 			a, err := decode(raw)
 			if err != nil {

@@ -35,7 +35,7 @@ type Options struct {
 
 // allVocabulary exercises every item of the vocabulary.
 type allVocabulary struct {
-	Base                                     // embedded: promoted
+	Base                        // embedded: promoted
 	Path     string             `json:"path" desc:"File to read" pattern:"^\\S+$" min:"1" max:"4096"`
 	Mode     *string            `json:"mode,omitempty" enum:"text|binary" default:"text"`
 	Limit    *int               `json:"limit,omitempty" min:"1" max:"2000" default:"200"`
@@ -195,8 +195,8 @@ func TestDefineRejectsBadArgsTypes(t *testing.T) {
 			S string `json:"s" default:"x"`
 		}](), "S", ErrBadTag},
 		{"duplicate JSON name", defineErr[struct {
-			A string `json:"x"`
-			B string `json:"x"`
+			A string `json:"B"`
+			B string // the Go name is the JSON name
 		}](), "B", ErrBadTag},
 		{"duplicate through embedding", defineErr[struct {
 			Base
@@ -335,6 +335,15 @@ func TestToolArgsErrorResult(t *testing.T) {
 	var ae *ToolArgsError
 	if !errors.As(err, &ae) {
 		t.Fatal(err)
+	}
+	if err := d.ValidateArgs(json.RawMessage(`{"Path":"a"}`)); err == nil || err.Error() != ae.Error() {
+		t.Errorf("ValidateArgs disagrees with Execute: %v", err)
+	}
+	if err := d.ValidateArgs(json.RawMessage(`{"path":"a"}`)); err != nil {
+		t.Error(err)
+	}
+	if err := raw("x").ValidateArgs(json.RawMessage(`nonsense`)); err != nil {
+		t.Error("a raw definition validated its own arguments outside Execute")
 	}
 	r := ae.Result()
 	if !r.IsError || r.Error.Code != CodeInvalidArgs || r.Content[0].Text != err.Error() {

@@ -79,6 +79,19 @@ type Definition struct {
 
 	// spec is the derived SchemaSpec of a typed definition; nil for a raw one.
 	spec *SchemaProp
+	// validate checks raw arguments of a typed definition; nil for a raw one.
+	validate func(args json.RawMessage) error
+}
+
+// ValidateArgs checks arguments the way Execute will, without running the
+// tool, so that a caller can refuse a malformed call before asking for
+// permission. It returns nil or a *ToolArgsError. A raw definition
+// validates inside its own Execute, so for it this always returns nil.
+func (d *Definition) ValidateArgs(args json.RawMessage) error {
+	if d.validate == nil {
+		return nil
+	}
+	return d.validate(args)
 }
 
 // Spec returns the per-property vocabulary a typed definition was derived

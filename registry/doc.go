@@ -1,7 +1,31 @@
 // Package registry owns tool definitions: the Definition type, the typed DSL
-// ([Define]) that derives a tool's JSON Schema from its Args struct and
-// validates model-generated arguments before decoding them, the model-facing
-// ToolSchema projection, and the layered Registry (a live-replaceable
-// deployment-global layer filtered by restrictions, overlaid by scope-local
-// tools).
+// ([Define]) that derives a tool's [SchemaSpec] and JSON Schema from its
+// Args struct and validates model-generated arguments before decoding them,
+// the model-facing [ToolSchema] projection, and the layered [Registry] (a
+// live-replaceable deployment-global layer filtered by [Restriction]s,
+// child scopes for subagents, overlaid by scope-local tools).
+//
+// # Arguments: validate, then decode
+//
+// encoding/json matches keys case-insensitively, so {"PATH": …} would
+// decode into a field tagged "path" while a guard reading the raw JSON sees
+// no "path" at all. Every typed call therefore validates the raw JSON
+// against the tool's closed schema (additionalProperties: false at every
+// level) before json.Unmarshal runs; a mismatch is a [*ToolArgsError]
+// listing every violation, which the pipeline turns into an isError result
+// the model can correct.
+//
+// The schema is compiled once with santhosh-tekuri/jsonschema/v6, which
+// produces every issue. Acceptance on the hot path is decided by an
+// allocation-free checker compiled from the same SchemaSpec (it implements
+// exactly the keywords the DSL emits); a fuzz target holds it to
+// santhosh-tekuri's verdict. Raw definitions (an MCP server's tools) use
+// [CompileSchema] and get the same error shape.
+//
+// # Divergences from the seed
+//
+//   - "integer" is a type: Go integer fields cannot hold 1.5.
+//   - map[string]T fields are objects with free keys ([SchemaProp.Values]).
+//   - min, max and pattern tags add bounds the seed's vocabulary lacks.
+//   - default is advertised and checked, not injected (see [Define]).
 package registry

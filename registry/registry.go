@@ -227,7 +227,8 @@ func (r *Registry) Restrict(scope, parent string, rs ...Restriction) error {
 }
 
 // RemoveScope forgets a scope's tools and restriction (at session end).
-// Children of the scope keep their restriction but see nothing from it.
+// Its children keep their restriction, which then applies to the
+// restricted global layer, as for a child of a scope never registered.
 func (r *Registry) RemoveScope(scope string) {
 	r.update(func(s *snapshot) { delete(s.scopes, scope) })
 }
