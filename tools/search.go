@@ -193,7 +193,9 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 				mu.Lock()
 				res.Files = append(res.Files, *gf)
 				mu.Unlock()
-				if o.Limit > 0 && total >= int64(o.Limit) {
+				// Stop once past the limit: one more than kept proves the
+				// result is capped.
+				if o.Limit > 0 && total > int64(o.Limit) {
 					cancel()
 				}
 			}
@@ -229,7 +231,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 	}
 	slices.SortFunc(res.Files, func(a, b GrepFile) int { return strings.Compare(a.Path, b.Path) })
 	res.Skipped = int(skipped.Load())
-	res.Capped = o.Limit > 0 && found.Load() >= int64(o.Limit)
+	res.Capped = o.Limit > 0 && found.Load() > int64(o.Limit)
 	// Keep exactly Limit, in path order.
 	n := 0
 	for i := range res.Files {
