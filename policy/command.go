@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dsh-tools/dshd/registry"
+)
 
 // Compound reports whether a shell command line does more than run one
 // simple command, so that a command-prefix rule cannot vouch for it. It is
@@ -136,12 +140,6 @@ func isAssignment(word string) bool {
 	return true
 }
 
-// normalizeCommand trims a command and collapses runs of blanks to one
-// space.
-func normalizeCommand(cmd string) string {
-	return strings.Join(strings.Fields(cmd), " ")
-}
-
 // commandPattern is a parsed command-subject pattern.
 type commandPattern struct {
 	any    bool   // `*`: every command
@@ -181,16 +179,16 @@ func (p commandPattern) matchSimple(normalized string) bool {
 // matches reports whether the command matches the pattern. Restrictive
 // (deny, ask) matching also looks at every segment; permissive (allow)
 // matching refuses compound commands unless the pattern is exact.
-func (p commandPattern) matches(cmd string, restrictive bool) bool {
+func (p commandPattern) matches(cmd *subjectView, restrictive bool) bool {
 	if p.exact != "" {
-		if strings.TrimSpace(cmd) == p.exact {
+		if strings.TrimSpace(cmd.Value) == p.exact {
 			return true
 		}
 		if !restrictive {
 			return false
 		}
 		exact := normalizeCommand(p.exact)
-		for _, seg := range Segments(cmd) {
+		for _, seg := range cmd.commandSegments() {
 			if seg == exact {
 				return true
 			}
@@ -198,15 +196,20 @@ func (p commandPattern) matches(cmd string, restrictive bool) bool {
 		return false
 	}
 	if !restrictive {
-		return !Compound(cmd) && p.matchSimple(normalizeCommand(cmd))
+		return !cmd.isCompound() && p.matchSimple(cmd.normalizedCommand())
 	}
-	if p.matchSimple(normalizeCommand(cmd)) {
+	if p.matchSimple(cmd.normalizedCommand()) {
 		return true
 	}
-	for _, seg := range Segments(cmd) {
+	for _, seg := range cmd.commandSegments() {
 		if p.matchSimple(seg) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchCommand matches a command-subject pattern against a command.
+func matchCommand(pattern, cmd string, restrictive bool) bool {
+	return parseCommandPattern(pattern).matches(&subjectView{Subject: registry.Subject{Kind: registry.SubjectCommand, Value: cmd}}, restrictive)
 }

@@ -31,15 +31,19 @@
 // matches a call that has none. How a pattern matches depends on the kind
 // of the subject it is compared with:
 //
-// Path subjects. The subject path and the pattern are made absolute
-// against the session's working directory (when relative) and cleaned; a
-// pattern starting with `~/` is relative to [RuleSet.Home]. They are then
-// compared segment by segment: a segment `**` matches zero or more whole
-// segments (so `dir/**` matches dir itself and everything below it), and
-// any other segment is a [path.Match] pattern (`*` any run of characters
-// except `/`, `?` one character, `[...]` a class, `\` escapes). Without a
-// working directory, relative paths stay relative and only match relative
-// patterns.
+// Path subjects. The subject path is made absolute against the session's
+// working directory ([RuleSet.Cwd]) when relative, and cleaned. A pattern
+// starting with `**` (`**/.env`, `**/*.go`) is unanchored: it matches the
+// path wherever it is, inside the roots or not. Any other pattern is
+// anchored: made absolute against the working directory when relative (so
+// `src/**` means <cwd>/src/**), or against [RuleSet.Home] when it starts
+// with `~/`, and cleaned. Pattern and path are then compared segment by
+// segment: a segment `**` matches zero or more whole segments (so `dir/**`
+// matches dir itself and everything below it), and any other segment is a
+// [path.Match] pattern (`*` any run of characters except `/`, `?` one
+// character, `[...]` a class, `\` escapes; a malformed segment never
+// matches). Without a working directory, relative paths stay relative and
+// only match relative or unanchored patterns.
 //
 // Command subjects. A pattern ending in ` *` or `:*` is a prefix rule: it
 // matches the command made of the prefix's words followed by nothing or by

@@ -4,6 +4,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/dsh-tools/dshd/registry"
 )
 
 // resolvePath makes p absolute against cwd (when relative and cwd is set)
@@ -42,26 +44,38 @@ func splitPath(p string) []string {
 // matchPath reports whether the subject path matches the path pattern
 // (see the package documentation).
 func matchPath(pattern, subject, cwd, home string) bool {
-	pat, ok := resolvePattern(pattern, cwd, home)
-	if !ok {
-		return false
-	}
-	sub := resolvePath(subject, cwd)
-	if path.IsAbs(pat) != path.IsAbs(sub) {
-		return false
-	}
-	return matchSegments(splitPath(pat), splitPath(sub))
+	return matchPathView(pattern, &subjectView{Subject: registry.Subject{Kind: registry.SubjectPath, Value: subject}, cwd: cwd}, home)
 }
 
-// matchSegments matches path segments against pattern segments, `**`
-// standing for zero or more segments.
-func matchSegments(pat, sub []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
+func matchPathView(pattern string, v *subjectView, home string) bool {
+	resolved, segments := v.path()
+	pattern = strings.TrimSpace(pattern)
+	if pattern == "**" || strings.HasPrefix(pattern, "**/") {
+		// Unanchored: matches wherever the path is.
+		return matchSegments(path.Clean(pattern), segments)
+	}
+	pat, ok := resolvePattern(pattern, v.cwd, home)
+	if !ok || path.IsAbs(pat) != path.IsAbs(resolved) {
+		return false
+	}
+	return matchSegments(strings.TrimPrefix(pat, "/"), segments)
+}
+
+// matchSegments matches path segments against a cleaned, relative pattern
+// whose segments are separated by '/', `**` standing for zero or more
+// segments.
+func matchSegments(pat string, sub []string) bool {
+	if pat == "." || pat == "" {
+		return len(sub) == 0
+	}
+	for pat != "" {
+		seg, rest, _ := strings.Cut(pat, "/")
+		if seg == "**" {
+			pat = rest
+			for pat == "**" || strings.HasPrefix(pat, "**/") {
+				pat = strings.TrimPrefix(pat[2:], "/")
 			}
-			if len(pat) == 0 {
+			if pat == "" {
 				return true
 			}
 			for i := 0; i <= len(sub); i++ {
@@ -74,10 +88,10 @@ func matchSegments(pat, sub []string) bool {
 		if len(sub) == 0 {
 			return false
 		}
-		if ok, err := path.Match(pat[0], sub[0]); err != nil || !ok {
+		if ok, err := path.Match(seg, sub[0]); err != nil || !ok {
 			return false
 		}
-		pat, sub = pat[1:], sub[1:]
+		pat, sub = rest, sub[1:]
 	}
 	return len(sub) == 0
 }

@@ -18,8 +18,10 @@ type RuleSet struct {
 	Allow []Rule
 	Ask   []Rule
 	Deny  []Rule
-	// Cwd is the session's working directory; relative subject paths and
-	// relative path patterns are resolved against it.
+	// Cwd is the session's (absolute) working directory; relative subject
+	// paths and anchored relative path patterns are resolved against it.
+	// Leave it empty only when subjects are relative too: an anchored
+	// relative pattern never matches an absolute path.
 	Cwd string
 	// Home expands path patterns starting with `~`; when empty such
 	// patterns never match.
@@ -93,6 +95,18 @@ func (s *RuleSet) list(d Decision) *[]Rule {
 // else None. Verdict.Rule names the deciding rule (for allow by subjects,
 // the rules that allowed them, joined with ", ").
 func (s RuleSet) Evaluate(tool string, subjects []registry.Subject) Verdict {
+	var small [4]subjectView
+	views := small[:0]
+	if len(subjects) > len(small) {
+		views = make([]subjectView, 0, len(subjects))
+	}
+	for _, subj := range subjects {
+		views = append(views, subjectView{Subject: subj, cwd: s.Cwd})
+	}
+	return s.evaluate(tool, views)
+}
+
+func (s RuleSet) evaluate(tool string, subjects []subjectView) Verdict {
 	if rule, ok := s.restrictiveMatch(s.Deny, tool, subjects); ok {
 		return Verdict{Decision: Deny, Rule: rule.String()}
 	}
@@ -113,8 +127,8 @@ func (s RuleSet) Evaluate(tool string, subjects []registry.Subject) Verdict {
 		return Verdict{}
 	}
 	var used []string
-	for _, subj := range subjects {
-		i := slices.IndexFunc(matching, func(r Rule) bool { return s.matchesSubject(r, subj, false) })
+	for j := range subjects {
+		i := slices.IndexFunc(matching, func(r Rule) bool { return s.matchesSubject(r, &subjects[j], false) })
 		if i < 0 {
 			return Verdict{}
 		}
@@ -127,7 +141,7 @@ func (s RuleSet) Evaluate(tool string, subjects []registry.Subject) Verdict {
 
 // restrictiveMatch returns the first rule of the list matching the call as
 // a deny or ask rule: tool-wide, or any subject.
-func (s RuleSet) restrictiveMatch(rules []Rule, tool string, subjects []registry.Subject) (Rule, bool) {
+func (s RuleSet) restrictiveMatch(rules []Rule, tool string, subjects []subjectView) (Rule, bool) {
 	for _, r := range rules {
 		if !r.MatchesTool(tool) {
 			continue
@@ -135,8 +149,8 @@ func (s RuleSet) restrictiveMatch(rules []Rule, tool string, subjects []registry
 		if !r.HasPattern {
 			return r, true
 		}
-		for _, subj := range subjects {
-			if s.matchesSubject(r, subj, true) {
+		for i := range subjects {
+			if s.matchesSubject(r, &subjects[i], true) {
 				return r, true
 			}
 		}
@@ -145,12 +159,12 @@ func (s RuleSet) restrictiveMatch(rules []Rule, tool string, subjects []registry
 }
 
 // matchesSubject matches a pattern rule against one subject.
-func (s RuleSet) matchesSubject(r Rule, subj registry.Subject, restrictive bool) bool {
+func (s RuleSet) matchesSubject(r Rule, subj *subjectView, restrictive bool) bool {
 	switch subj.Kind {
 	case registry.SubjectPath:
-		return matchPath(r.Pattern, subj.Value, s.Cwd, s.Home)
+		return matchPathView(r.Pattern, subj, s.Home)
 	case registry.SubjectCommand:
-		return parseCommandPattern(r.Pattern).matches(subj.Value, restrictive)
+		return parseCommandPattern(r.Pattern).matches(subj, restrictive)
 	default:
 		return wildcardMatch(strings.TrimSpace(r.Pattern), subj.Value)
 	}

@@ -31,7 +31,9 @@ func TestMatchPath(t *testing.T) {
 		{"src/*.go", "src/a/b.go", false},
 		{"**/*.go", "a/b/c.go", true},
 		{"**/*.go", "c.go", true},
-		{"**/*.go", "/etc/c.go", false}, // relative pattern: under cwd only
+		{"**/*.go", "/etc/c.go", true}, // unanchored
+		{"*/*.go", "/etc/c.go", false}, // anchored at cwd
+		{"*/*.go", "src/c.go", true},
 		{"/**/*.go", "/etc/c.go", true},
 		{"src/**/test/*.go", "src/test/a.go", true},
 		{"src/**/test/*.go", "src/x/y/test/a.go", true},
@@ -43,7 +45,10 @@ func TestMatchPath(t *testing.T) {
 		{"../other/**", "/work/other/x", true},
 		{"src/**", "src/../../etc/passwd", false},
 		{"**", "/work/proj/anything/deep", true},
-		{"**", "/elsewhere", false},
+		{"**", "/elsewhere", true},
+		{"**/.env", ".env", true},
+		{"**/.env", "/home/x/.env", true},
+		{"**/.git/**", "/w/repo/.git/config", true},
 		{"~/.ssh/**", "/home/ann/.ssh/id_ed25519", true},
 		{"~", "/home/ann", true},
 		{".env", ".env", true},
@@ -57,7 +62,8 @@ func TestMatchPath(t *testing.T) {
 	if matchPath("~/.ssh/**", "/home/ann/.ssh/x", cwd, "") {
 		t.Error("~ matched without a home directory")
 	}
-	if !matchPath("src/**", "src/a.go", "", "") || matchPath("src/**", "/work/proj/src/a.go", "", "") {
+	if !matchPath("src/**", "src/a.go", "", "") || matchPath("src/**", "/work/proj/src/a.go", "", "") ||
+		!matchPath("**/.env", "a/.env", "", "") {
 		t.Error("relative matching without cwd")
 	}
 }
