@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -62,10 +63,29 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("must be a string or an array of strings")
+		// A type error lets the decoder add the field path.
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[Strings]()}
 	}
 	*s = many
 	return nil
+}
+
+func jsonKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array with a non-string element"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // MarshalJSON writes a single chunk as a string, several as an array.
@@ -126,7 +146,7 @@ func Parse(data []byte) (*Script, error) {
 		return nil, decodeError(data, dec, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := position(data, dec.InputOffset())
+		line, col := position(data, dec.InputOffset()-1)
 		return nil, &Error{Line: line, Column: col, Msg: "unexpected data after the script object"}
 	}
 	if err := s.validate(); err != nil {
@@ -142,20 +162,34 @@ func decodeError(data []byte, dec *json.Decoder, err error) error {
 	)
 	switch {
 	case errors.As(err, &syn):
-		line, col := position(data, syn.Offset)
+		// Offset counts the bytes read, the bad one included.
+		line, col := position(data, syn.Offset-1)
 		return &Error{Line: line, Column: col, Msg: "invalid JSON: " + syn.Error()}
 	case errors.As(err, &typ):
-		line, col := position(data, typ.Offset)
-		msg := fmt.Sprintf("expected %s, found JSON %s", typ.Type, typ.Value)
-		return &Error{Line: line, Column: col, Path: typ.Field, Msg: msg}
+		want := typ.Type.String()
+		if typ.Type == reflect.TypeFor[Strings]() {
+			want = "a string or an array of strings"
+		}
+		e := &Error{Path: typ.Field, Msg: fmt.Sprintf("expected %s, found JSON %s", want, typ.Value)}
+		if typ.Offset > 0 {
+			// Offset is just past the value: point at its last byte.
+			e.Line, e.Column = position(data, typ.Offset-1)
+		}
+		return e
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		line, col := position(data, int64(len(data)))
 		return &Error{Line: line, Column: col, Msg: "invalid JSON: unexpected end of input"}
 	}
-	// Unknown fields and errors from our own decoders: the decoder has
-	// read up to (about) the offending value.
-	line, col := position(data, dec.InputOffset())
+	// An unknown field: the decoder has read the whole object holding it,
+	// so look back for the key itself.
+	off := dec.InputOffset()
 	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		if i := bytes.LastIndex(data[:min(off, int64(len(data)))], []byte(name)); i >= 0 {
+			off = int64(i)
+		}
+	}
+	line, col := position(data, off)
 	if strings.HasPrefix(msg, "unknown field") {
 		msg += " (known fields: turns; match, responses; delayMs, thought, text, toolCalls, usage, stopReason; id, name, arguments, rawArguments; input, output)"
 	}
