@@ -297,10 +297,11 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 	g := gapDiffer{dmp: diffmatchpatch.New(), budget: lim.Timeout}
 	i, j := 0, 0 // next unpinned line of ra, rb
 	for _, pin := range uniqueAnchors(ra, rb, countA, countB, posB) {
-		if !g.diff(ra[i:pin.i], rb[j:pin.j], pre+i, pre+j) {
+		pi, pj := int(pin.i), int(pin.j)
+		if !g.diff(ra[i:pi], rb[j:pj], pre+i, pre+j) {
 			return nil, FallbackTimeout
 		}
-		i, j = pin.i+1, pin.j+1
+		i, j = pi+1, pj+1
 	}
 	if !g.diff(ra[i:], rb[j:], pre+i, pre+j) {
 		return nil, FallbackTimeout
@@ -309,25 +310,33 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 }
 
 // anchor pairs line i of a with the equal line j of b.
-type anchor struct{ i, j int }
+type anchor struct{ i, j int32 }
 
 // uniqueAnchors returns the lines that occur exactly once in ra and once in
 // rb, paired, keeping the longest sequence of pairs that is increasing on
 // both sides (patience sorting, O(U log U) for U such lines).
 func uniqueAnchors(ra, rb []rune, countA, countB, posB []int32) []anchor {
-	var cands []anchor
-	for i, r := range ra {
+	unique := 0
+	for _, r := range ra {
 		if countA[r] == 1 && countB[r] == 1 {
-			cands = append(cands, anchor{i, int(posB[r])})
+			unique++
 		}
 	}
-	if len(cands) == 0 {
+	if unique == 0 {
 		return nil
 	}
+	cands := make([]anchor, 0, unique)
+	for i, r := range ra {
+		if countA[r] == 1 && countB[r] == 1 {
+			cands = append(cands, anchor{int32(i), posB[r]})
+		}
+	}
 	// tails[k] is the candidate ending the best increasing run of length
-	// k+1 found so far; prev links each candidate to its predecessor.
-	tails := make([]int, 0, 64)
-	prev := make([]int, len(cands))
+	// k+1 found so far; prev links each candidate to its predecessor. In
+	// files with scattered edits nearly every candidate extends the run, so
+	// tails is sized for that up front.
+	tails := make([]int32, 0, unique)
+	prev := make([]int32, unique)
 	for c, cand := range cands {
 		lo, hi := 0, len(tails)
 		for lo < hi {
@@ -343,9 +352,9 @@ func uniqueAnchors(ra, rb []rune, countA, countB, posB []int32) []anchor {
 			prev[c] = tails[lo-1]
 		}
 		if lo == len(tails) {
-			tails = append(tails, c)
+			tails = append(tails, int32(c))
 		} else {
-			tails[lo] = c
+			tails[lo] = int32(c)
 		}
 	}
 	out := make([]anchor, len(tails))
