@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -56,6 +57,15 @@ func canonicalArguments(in []byte, max int) (string, error) {
 		return "", &ArgumentsError{Offset: -1, Reason: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(in), max)}
 	}
 	v := validator{in: in}
+	keys := keysPool.Get().(*[]keyRef)
+	v.keys = (*keys)[:0]
+	defer func() {
+		if cap(v.keys) <= 1024 {
+			clear(v.keys[:cap(v.keys)]) // drop decoded strings
+			*keys = v.keys[:0]
+			keysPool.Put(keys)
+		}
+	}()
 	v.skipSpace()
 	if v.i >= len(in) {
 		return "", &ArgumentsError{Offset: v.i, Reason: "no JSON value"}
@@ -112,6 +122,9 @@ type validator struct {
 	keys     []keyRef
 }
 
+// keysPool recycles the member-name stacks of validators.
+var keysPool = sync.Pool{New: func() any { s := make([]keyRef, 0, 32); return &s }}
+
 // keyRef is a member name: raw bytes in[start:end] when it had no escapes,
 // otherwise its decoded value.
 type keyRef struct {
@@ -149,7 +162,7 @@ func (v *validator) value(depth int) error {
 	case c == '[':
 		return v.array(depth)
 	case c == '"':
-		_, err := v.str()
+		_, err := v.str(false)
 		return err
 	case c == 't':
 		return v.literal("true")
@@ -213,8 +226,9 @@ func (v *validator) number() error {
 }
 
 // str validates a string starting at the opening quote and returns its
-// reference (for member names).
-func (v *validator) str() (keyRef, error) {
+// reference; a member name (isKey) with escapes is decoded for the
+// duplicate check.
+func (v *validator) str(isKey bool) (keyRef, error) {
 	in := v.in
 	v.i++ // opening quote
 	ref := keyRef{start: v.i}
@@ -224,7 +238,7 @@ func (v *validator) str() (keyRef, error) {
 		case c == '"':
 			ref.end = v.i
 			v.i++
-			if ref.escaped {
+			if ref.escaped && isKey {
 				ref.decoded = unescape(in[ref.start:ref.end])
 			}
 			return ref, nil
@@ -381,7 +395,7 @@ func (v *validator) object(depth int) error {
 			return v.errorf("member name (a string) expected")
 		}
 		at := v.i
-		k, err := v.str()
+		k, err := v.str(true)
 		if err != nil {
 			return err
 		}

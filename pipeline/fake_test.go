@@ -20,7 +20,12 @@ type fakeTools struct {
 }
 
 func (f *fakeTools) Lookup(scope, name string) (*registry.Definition, bool) {
-	for _, d := range f.Visible(scope) {
+	for _, d := range f.global {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	for _, d := range f.scoped[scope] {
 		if d.Name == name {
 			return d, true
 		}

@@ -121,18 +121,24 @@ func contentValid(cs []presentation.Content) bool {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// marshal encodes v without HTML escaping (the frozen bytes are data, not
-// HTML) and returns a fresh slice.
-func marshal(v any) ([]byte, error) {
-	b := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(b)
+// encode encodes v into b without HTML escaping (the frozen bytes are
+// data, not HTML) and returns the bytes, which b owns.
+func encode(b *bytes.Buffer, v any) ([]byte, error) {
 	b.Reset()
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// marshal is encode into a fresh slice.
+func marshal(v any) ([]byte, error) {
+	b := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(b)
+	data, err := encode(b, v)
+	return bytes.Clone(data), err
 }
 
 // freeze normalises r and proves it round-trips losslessly through JSON:
@@ -155,7 +161,9 @@ func freeze(r registry.Result) (registry.Result, []byte, error) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		return registry.Result{}, nil, fmt.Errorf("the result does not decode from its own JSON: %w", err)
 	}
-	again, err := marshal(back)
+	b := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(b)
+	again, err := encode(b, back)
 	if err != nil {
 		return registry.Result{}, nil, err
 	}
