@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -109,7 +110,8 @@ func List(dir, cwdFilter, cursor string, limit int) (Page, error) {
 		last = e
 	}
 	for i := range page.Sessions {
-		page.Sessions[i].Title = readTitle(filepath.Join(dir, page.Sessions[i].SessionID+fileSuffix))
+		info := &page.Sessions[i]
+		info.Title = readTitle(filepath.Join(dir, info.SessionID+fileSuffix), info.Created)
 	}
 	return page, nil
 }
@@ -142,16 +144,77 @@ func readInfo(e listEntry) (Info, bool) {
 	}, true
 }
 
-// readTitle returns the latest title of a log. Only lines that are title
-// records in the canonical form, or not in the canonical form at all, are
-// decoded.
-func readTitle(path string) string {
-	data, err := os.ReadFile(path)
+// titleCache remembers, per log file, the latest title and how far the
+// file was scanned, so listing again only scans what was appended since.
+// An entry is trusted only for the same header creation time and a size
+// that has not shrunk (logs are append-only; Open's repair only drops a
+// torn tail, which holds no complete title).
+var titleCache = struct {
+	sync.Mutex
+	entries map[string]titleEntry
+}{entries: map[string]titleEntry{}}
+
+type titleEntry struct {
+	created time.Time
+	scanned int64 // bytes scanned, ending after a newline
+	title   string
+}
+
+const maxTitleCacheEntries = 4096
+
+// readTitle returns the latest title of a log.
+func readTitle(path string, created time.Time) string {
+	titleCache.Lock()
+	entry, ok := titleCache.entries[path]
+	titleCache.Unlock()
+	if !ok || !entry.created.Equal(created) {
+		entry = titleEntry{created: created}
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	if fi.Size() < entry.scanned {
+		entry = titleEntry{created: created}
+	}
+	data := make([]byte, fi.Size()-entry.scanned)
+	n, _ := f.ReadAt(data, entry.scanned)
+	data = data[:n]
+	if end := bytes.LastIndexByte(data, '\n'); end >= 0 {
+		data = data[:end+1] // a torn or growing last line is scanned next time
+	} else {
+		data = nil
+	}
+	entry.scanned += int64(len(data))
+	if title, found := scanTitle(data); found {
+		entry.title = title
+	}
+	titleCache.Lock()
+	if len(titleCache.entries) >= maxTitleCacheEntries {
+		clear(titleCache.entries)
+	}
+	titleCache.entries[path] = entry
+	titleCache.Unlock()
+	return entry.title
+}
+
+// forgetTitle drops a deleted log's cache entry.
+func forgetTitle(path string) {
+	titleCache.Lock()
+	delete(titleCache.entries, path)
+	titleCache.Unlock()
+}
+
+// scanTitle returns the last title record's title in data. Only lines that
+// are title records in the canonical form, or not in the canonical form at
+// all, are decoded.
+func scanTitle(data []byte) (title string, found bool) {
 	canonicalTitle := []byte(canonicalStart + KindTitle + `"`)
-	title := ""
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
@@ -164,10 +227,10 @@ func readTitle(path string) string {
 		}
 		var t Title
 		if rec.Decode(&t) == nil {
-			title = t.Title
+			title, found = t.Title, true
 		}
 	}
-	return title
+	return title, found
 }
 
 const cursorVersion = "v1"
@@ -204,6 +267,7 @@ func Delete(dir, id string) error {
 	if err != nil {
 		return err
 	}
+	forgetTitle(path)
 	if err := os.Remove(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s", ErrNotFound, id)

@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -142,4 +143,113 @@ func TestDelete(t *testing.T) {
 	if p, _ := List(dir, "", "", 0); len(p.Sessions) != 0 {
 		t.Errorf("listed after Delete: %+v", p.Sessions)
 	}
+}
+
+func TestListTitleFollowsAppends(t *testing.T) {
+	dir := t.TempDir()
+	title := func() string {
+		t.Helper()
+		p, err := List(dir, "", "", 0)
+		if err != nil || len(p.Sessions) != 1 {
+			t.Fatalf("List: %+v %v", p, err)
+		}
+		return p.Sessions[0].Title
+	}
+	l, err := Create(dir, Header{SessionID: "t", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := title(); got != "" {
+		t.Errorf("untitled: %q", got)
+	}
+	l.Append(KindTitle, Title{Title: "one"})
+	l.Sync()
+	if got := title(); got != "one" {
+		t.Errorf("after first title: %q", got)
+	}
+	l.Append(KindUpdate, map[string]int{"x": 1})
+	l.Sync()
+	if got := title(); got != "one" {
+		t.Errorf("after an update: %q", got)
+	}
+	l.Append(KindTitle, Title{Title: "two"})
+	l.Sync()
+	if got := title(); got != "two" {
+		t.Errorf("after second title: %q", got)
+	}
+	l.Close()
+	// The same id, recreated: the cache must not leak the old title.
+	if err := Delete(dir, "t"); err != nil {
+		t.Fatal(err)
+	}
+	l, err = Create(dir, Header{SessionID: "t", Cwd: "/w", Created: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for range 50 {
+		l.Append(KindUpdate, map[string]string{"pad": strings.Repeat("p", 100)})
+	}
+	l.Sync()
+	if got := title(); got != "" {
+		t.Errorf("recreated session: %q", got)
+	}
+}
+
+func TestDefaultDir(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/state")
+	if dir, err := DefaultDir(); err != nil || dir != "/state/dshd/sessions" {
+		t.Errorf("DefaultDir = %q, %v", dir, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/ignored")
+	t.Setenv("HOME", "/home/ann")
+	if dir, err := DefaultDir(); err != nil || dir != "/home/ann/.local/state/dshd/sessions" {
+		t.Errorf("DefaultDir = %q, %v", dir, err)
+	}
+}
+
+// BenchmarkList lists 20 sessions of 2,000 records each, in steady state
+// (titles cached, nothing appended since the last listing).
+func BenchmarkList(b *testing.B) {
+	dir := writeListSessions(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, err := List(dir, "", "", 0); err != nil || len(p.Sessions) != 20 {
+			b.Fatal(len(p.Sessions), err)
+		}
+	}
+}
+
+// BenchmarkListUncached is the same-run reference: every listing scans
+// every file in full.
+func BenchmarkListUncached(b *testing.B) {
+	dir := writeListSessions(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		titleCache.Lock()
+		clear(titleCache.entries)
+		titleCache.Unlock()
+		if p, err := List(dir, "", "", 0); err != nil || len(p.Sessions) != 20 {
+			b.Fatal(len(p.Sessions), err)
+		}
+	}
+}
+
+func writeListSessions(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	for s := range 20 {
+		l, err := Create(dir, Header{SessionID: fmt.Sprintf("s%02d", s), Cwd: "/w"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 2000 {
+			if i == 10 {
+				l.Append(KindTitle, Title{Title: "A session"})
+			}
+			l.Append(KindUpdate, json.RawMessage(`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Some streamed words of the answer, over and over again."}}}`))
+		}
+		l.Close()
+	}
+	return dir
 }
