@@ -282,3 +282,6 @@ func pointer(loc []string) string {
 func escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
+
+// ErrorCode is the registry error code of the failure (INVALID_ARGS).
+func (e *ToolArgsError) ErrorCode() string { return e.Code }
