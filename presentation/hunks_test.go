@@ -341,3 +341,29 @@ func numberedWide(n int) string {
 	}
 	return b.String()
 }
+
+// TestHunksRandomEdits checks the apply property on larger inputs than the
+// fuzzer tends to build: scattered edits over files of unique lines (many
+// anchors) and over files of few distinct lines (no anchors at all).
+func TestHunksRandomEdits(t *testing.T) {
+	for seed := range uint64(12) {
+		before, after := editLines(300+int(seed)*20, 1+int(seed), seed)
+		for _, context := range []int{0, 1, 3} {
+			res := Hunks("f", &before, &after, WithContext(context))
+			if res.Fallback != "" {
+				t.Fatalf("seed %d: Fallback %q", seed, res.Fallback)
+			}
+			checkApplies(t, &before, &after, res.Diffs)
+		}
+
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var x, y strings.Builder
+		for range 200 {
+			fmt.Fprintf(&x, "%d\n", rng.IntN(4))
+			fmt.Fprintf(&y, "%d\n", rng.IntN(4))
+		}
+		b, a := x.String(), y.String()
+		res := Hunks("f", &b, &a)
+		checkApplies(t, &b, &a, res.Diffs)
+	}
+}
