@@ -80,7 +80,7 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 	sug := policy.Suggest(exec.ToolName(), req.Subjects, s.cwd)
 	params := permissionRequest(s, ap.call.id, ap.view, req, sug)
 	var resp acp.RequestPermissionResponse
-	err := s.conn.peer.Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
+	err := s.conn.peer().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
 	if err != nil {
 		s.logPermission(ap.call.id, "error", nil)
 		if ctx.Err() != nil {

@@ -86,4 +86,3 @@ func protectedPath(cwd, p, stateDir string, protected []string) bool {
 	}
 	return false
 }
-

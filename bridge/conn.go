@@ -26,7 +26,10 @@ type peer interface {
 // conn is the bridge's state for one editor connection.
 type conn struct {
 	agent *Agent
-	peer  peer
+	// rpc is the connection, set once Serve has started it; ready is
+	// closed then. Handlers may run before acp.Serve returns.
+	rpc   peer
+	ready chan struct{}
 
 	mu         sync.Mutex
 	clientCaps acp.ClientCapabilities
@@ -45,9 +48,10 @@ type conn struct {
 // session of the connection has been cancelled and closed (its log made
 // durable and its MCP servers stopped).
 func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	c := &conn{agent: a, sessions: map[string]*session{}, afterReply: map[string]func(){}}
+	c := &conn{agent: a, sessions: map[string]*session{}, afterReply: map[string]func(){}, ready: make(chan struct{})}
 	ac := acp.Serve(ctx, rwc, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
-	c.peer = ac
+	c.rpc = ac
+	close(c.ready)
 	select {
 	case <-ac.Done():
 	case <-ctx.Done():
@@ -55,6 +59,12 @@ func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	}
 	c.closeAll()
 	return ctx.Err()
+}
+
+// peer returns the connection to the editor.
+func (c *conn) peer() peer {
+	<-c.ready
+	return c.rpc
 }
 
 func (c *conn) routes() acp.Router {

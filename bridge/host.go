@@ -93,7 +93,7 @@ func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limi
 		req.Limit = &l
 	}
 	var resp acp.ReadTextFileResponse
-	if err := f.s.conn.peer.Call(ctx, acp.MethodFSReadTextFile, req, &resp); err != nil {
+	if err := f.s.conn.peer().Call(ctx, acp.MethodFSReadTextFile, req, &resp); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) && ae.Code == acp.CodeResourceNotFound {
 			return "", fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
@@ -112,7 +112,7 @@ func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) 
 		return os.WriteFile(path, []byte(content), 0o644)
 	}
 	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: path, Content: content}
-	if err := f.s.conn.peer.Call(ctx, acp.MethodFSWriteTextFile, req, nil); err != nil {
+	if err := f.s.conn.peer().Call(ctx, acp.MethodFSWriteTextFile, req, nil); err != nil {
 		return fmt.Errorf("write %s through the editor: %w", path, err)
 	}
 	return nil
@@ -168,7 +168,7 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 		create.OutputByteLimit = &n
 	}
 	var created acp.CreateTerminalResponse
-	if err := s.conn.peer.Call(ctx, acp.MethodTerminalCreate, create, &created); err != nil {
+	if err := s.conn.peer().Call(ctx, acp.MethodTerminalCreate, create, &created); err != nil {
 		return nil, fmt.Errorf("terminal/create: %w", err)
 	}
 	id := created.TerminalID
@@ -177,7 +177,7 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 	defer cancelCleanup()
 	ref := acp.TerminalRequest{SessionID: s.id, TerminalID: id}
 	defer func() {
-		if err := s.conn.peer.Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
+		if err := s.conn.peer().Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
 			s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
 		}
 	}()
@@ -189,15 +189,15 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 	}
 
 	var exit acp.WaitForTerminalExitResponse
-	waitErr := s.conn.peer.Call(ctx, acp.MethodTerminalWaitForExit, ref, &exit)
+	waitErr := s.conn.peer().Call(ctx, acp.MethodTerminalWaitForExit, ref, &exit)
 	if waitErr != nil {
 		// Cancelled or timed out: kill, then collect what it printed.
-		if err := s.conn.peer.Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
+		if err := s.conn.peer().Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
 			s.agent.log.Warn("terminal/kill failed", "terminal", id, "err", err)
 		}
 	}
 	var out acp.TerminalOutputResponse
-	outErr := s.conn.peer.Call(cleanup, acp.MethodTerminalOutput, ref, &out)
+	outErr := s.conn.peer().Call(cleanup, acp.MethodTerminalOutput, ref, &out)
 	card := &presentation.TerminalCard{Title: req.Command, Output: out.Output, TerminalID: id}
 	status := out.ExitStatus
 	if waitErr == nil {

@@ -174,12 +174,12 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 			id := "u" + strconv.Itoa(prompt)
 			for _, b := range blocks {
 				u := acp.SessionUpdate{Value: &acp.UserMessageChunk{Content: b, MessageID: &id}}
-				if err := s.conn.peer.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: u}); err != nil {
+				if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: u}); err != nil {
 					return err
 				}
 			}
 		case evUpdate:
-			if err := s.conn.peer.Notify(ctx, acp.MethodSessionUpdate, rawNotification{SessionID: s.id, Update: r.Payload}); err != nil {
+			if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, rawNotification{SessionID: s.id, Update: r.Payload}); err != nil {
 				return err
 			}
 		}

@@ -96,7 +96,7 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
 	if s.log != nil {
 		s.log.append(logEvent{Kind: evUpdate, Update: &up})
 	}
-	if err := s.conn.peer.Notify(context.Background(), acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: up}); err != nil {
+	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: up}); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }
