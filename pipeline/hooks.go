@@ -70,6 +70,10 @@ func (d PreDecision) DecidedBy() string { return d.by }
 // decision to short-circuit, or next() to defer to the listeners after it
 // (and, after the last, to the pipeline's default decision). It may inspect
 // next()'s decision and return a stricter one.
+//
+// next must be called synchronously, before the listener returns; calling
+// it twice runs the listeners after this one twice. A panic denies the
+// call (fail closed) and is logged.
 type PreListener func(exec *Execution, next func() PreDecision) PreDecision
 
 // Guard is final, scope-aware pre-dispatch policy. It has no way to allow:
@@ -77,10 +81,13 @@ type PreListener func(exec *Execution, next func() PreDecision) PreDecision
 // reason, and nothing after it can undo the denial.
 type Guard func(exec *Execution) (reason string)
 
-// Wrapper is one layer of tools/execute, around dispatch. It must call next
+// Wrapper is one layer of tools/execute, around dispatch. It should call next
 // to run the layers inside it and, eventually, the tool; it may derive a new
 // context for them (a deadline, a trace span), and it may replace the result
-// next returns. Nothing else of the call can change.
+// next returns. Nothing else of the call can change. next must be called
+// synchronously; the tool runs at most once per call (a second next
+// returns a TOOL_ERROR result). A wrapper that returns without calling
+// next short-circuits the tool (a cache). A panic is a TOOL_ERROR result.
 type Wrapper func(ctx context.Context, exec *Execution, next func(context.Context) registry.Result) registry.Result
 
 // PostAction is what a tools/post-execute decision says.
@@ -123,7 +130,11 @@ func Block(feedback string) PostDecision {
 }
 
 // PostListener is one step of the tools/post-execute waterfall: it sees the
-// tool's result and returns a decision, or next() to defer.
+// tool's result and returns a decision, or next() to defer (the first
+// listener not deferring decides; the default is [Keep]). It runs for
+// every call that passed policy, failed tool calls included. next must be
+// called synchronously. A panic blocks the result (fail closed: the
+// listener may exist to redact it) and is logged.
 type PostListener func(exec *Execution, result registry.Result, next func() PostDecision) PostDecision
 
 // Observer is a tools/result listener. It receives the frozen execution and

@@ -387,12 +387,12 @@ func (d *dispatch) runBody(parent context.Context) registry.Result {
 	args := []byte(d.exec.args) // the tool's own copy
 	if ctx.Done() == nil {
 		// Nothing can cancel the call: run it here.
-		return d.invoke(ctx, args)
+		return d.invoke(parent, ctx, args)
 	}
 	ch := make(chan registry.Result, 1)
 	var state atomic.Int32 // 0 running, 1 returned, 2 abandoned
 	go func() {
-		ch <- d.invoke(ctx, args)
+		ch <- d.invoke(parent, ctx, args)
 		if !state.CompareAndSwap(0, 1) {
 			d.p.stragglers.Add(-1)
 		}
@@ -419,13 +419,14 @@ func (d *dispatch) callOnStart() {
 }
 
 // contextResult is the TIMEOUT or CANCELLED result of a call whose context
-// ended.
+// ended; parent is the context the innermost layer received, ctx the one
+// the tool ran under (parent plus the tool's own timeout).
 func (d *dispatch) contextResult(parent, ctx context.Context) registry.Result {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return failure(registry.CodeCancelled, fmt.Sprintf("the call to %q was cancelled", d.exec.tool))
 	}
-	if parent.Err() == nil {
-		return failure(registry.CodeTimeout, fmt.Sprintf("the call to %q timed out after %v", d.exec.tool,
+	if d.timeoutMs > 0 && parent.Err() == nil {
+		return failure(registry.CodeTimeout, fmt.Sprintf("the call to %q timed out after %v (the tool's limit)", d.exec.tool,
 			time.Duration(d.timeoutMs*float64(time.Millisecond))))
 	}
 	return failure(registry.CodeTimeout, fmt.Sprintf("the call to %q ran past its deadline", d.exec.tool))
@@ -433,7 +434,7 @@ func (d *dispatch) contextResult(parent, ctx context.Context) registry.Result {
 
 // invoke runs the tool body, containing a panic and mapping a returned
 // error to a structured result.
-func (d *dispatch) invoke(ctx context.Context, args []byte) (r registry.Result) {
+func (d *dispatch) invoke(parent, ctx context.Context, args []byte) (r registry.Result) {
 	defer func() {
 		if v := recover(); v != nil {
 			d.p.logPanic("tool", d.exec, v)
@@ -459,7 +460,7 @@ func (d *dispatch) invoke(ctx context.Context, args []byte) (r registry.Result) 
 		}
 		return r
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return d.contextResult(d.exec.ctx, ctx)
+		return d.contextResult(parent, ctx)
 	}
 	return failure(registry.CodeToolError, fmt.Sprintf("the tool %q failed: %v", d.exec.tool, err))
 }
