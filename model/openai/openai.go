@@ -120,6 +120,10 @@ func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) err
 		return err
 	}
 	defer st.Close()
+	if ct := st.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		// The server ignored "stream": true and sent the whole completion.
+		return s.whole(st.Body)
+	}
 	r := sse.NewReader(st.Body)
 	for {
 		ev, err := r.Next()

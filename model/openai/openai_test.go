@@ -221,6 +221,26 @@ func TestMissingIDsAreGenerated(t *testing.T) {
 	}
 }
 
+func TestNonStreamedResponse(t *testing.T) {
+	srv := ssetest.New(t, 8, ssetest.Step{Header: map[string]string{"Content-Type": "application/json"}, Body: `{
+	  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "Sure.",
+	    "reasoning_content": "plan",
+	    "tool_calls": [{"type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}},
+	                   {"type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}]}}],
+	  "usage": {"prompt_tokens": 5, "completion_tokens": 7}}`})
+	p, _ := newTestProvider(t, srv, Config{})
+	var c ssetest.Collector
+	resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Check(t, resp)
+	calls := resp.Message.ToolCalls()
+	if resp.Message.Text() != "Sure." || len(calls) != 2 || calls[1].Arguments != `{"path":"b"}` || resp.StopReason != llm.StopToolUse || resp.Usage.Output != 7 {
+		t.Fatalf("resp = %+v, calls %+v", resp, calls)
+	}
+}
+
 func TestStreamErrors(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,10 @@ func (s *streamState) handle(eventType string, data []byte) error {
 	if len(c.Error) > 0 && string(c.Error) != "null" || eventType == "error" {
 		return s.streamError(c.Error, data)
 	}
+	return s.apply(c)
+}
+
+func (s *streamState) apply(c chunk) error {
 	if c.Model != "" {
 		s.model = c.Model
 	}
@@ -275,4 +280,46 @@ func (s *streamState) stopReason() llm.StopReason {
 		return llm.StopToolUse
 	}
 	return llm.StopEndTurn
+}
+
+// whole handles a non-streamed completion, which some servers send despite
+// "stream": true: its message is replayed as one delta.
+func (s *streamState) whole(body io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(body, 256<<20))
+	if err != nil {
+		return fmt.Errorf("openai: reading response: %w", err)
+	}
+	var v struct {
+		Choices []struct {
+			Index        int     `json:"index"`
+			Message      delta   `json:"message"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("openai: decoding response: %w", err)
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("openai: decoding response: %w", err)
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return s.streamError(c.Error, data)
+	}
+	for i := range c.Choices {
+		if i < len(v.Choices) {
+			c.Choices[i].Delta = v.Choices[i].Message
+			// Whole calls carry no index; their position is their index.
+			for k := range c.Choices[i].Delta.ToolCalls {
+				c.Choices[i].Delta.ToolCalls[k].Index = &k
+			}
+		}
+	}
+	if err := s.apply(c); err != nil {
+		return err
+	}
+	if !s.finished {
+		return fmt.Errorf("openai: %w (response without finish_reason)", llm.ErrTruncated)
+	}
+	return s.finish()
 }

@@ -76,7 +76,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	status := step.Status
 	if status == 0 {
 		status = http.StatusOK
-		w.Header().Set("Content-Type", "text/event-stream")
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
 	}
 	w.WriteHeader(status)
 	rng := rand.New(rand.NewPCG(s.seed, uint64(n)))
