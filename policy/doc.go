@@ -60,6 +60,9 @@
 // denies `make && rm -rf /`. Splitting a shell command is best effort:
 // deny rules narrow what runs, they are not a sandbox.
 //
+// Path and other patterns are taken literally, spaces included; command
+// patterns ignore surrounding blanks.
+//
 // Other subjects. The pattern is a glob in which `*` matches any run of
 // characters (slashes included) and every other character stands for
 // itself.

@@ -22,7 +22,6 @@ func resolvePath(p, cwd string) string {
 // leading `~` to home. It reports false when the pattern needs a home
 // directory that is unknown.
 func resolvePattern(pattern, cwd, home string) (string, bool) {
-	pattern = strings.TrimSpace(pattern)
 	if pattern == "~" || strings.HasPrefix(pattern, "~/") {
 		if home == "" {
 			return "", false
@@ -49,7 +48,6 @@ func matchPath(pattern, subject, cwd, home string) bool {
 
 func matchPathView(pattern string, v *subjectView, home string) bool {
 	resolved, segments := v.path()
-	pattern = strings.TrimSpace(pattern)
 	if pattern == "**" || strings.HasPrefix(pattern, "**/") {
 		// Unanchored: matches wherever the path is.
 		return matchSegments(path.Clean(pattern), segments)

@@ -166,6 +166,6 @@ func (s RuleSet) matchesSubject(r Rule, subj *subjectView, restrictive bool) boo
 	case registry.SubjectCommand:
 		return parseCommandPattern(r.Pattern).matches(subj, restrictive)
 	default:
-		return wildcardMatch(strings.TrimSpace(r.Pattern), subj.Value)
+		return wildcardMatch(r.Pattern, subj.Value)
 	}
 }

@@ -38,6 +38,7 @@ func (s Suggestion) Label(d Decision) string {
 // call remembers. The same rules serve both answers.
 //
 //   - No subjects: the tool-wide rule `tool`.
+//   - A tool name that a rule cannot express: no suggestion.
 //   - A command: a prefix rule of the command's first word, or of its first
 //     two words when the first is a tool with subcommands (go, git, npm,
 //     cargo, …) and the second is a plain word: `go test ./...` gives
@@ -53,6 +54,14 @@ func (s Suggestion) Label(d Decision) string {
 //   - Anything else: the exact value, with `*` making the value
 //     unrememberable (the suggestion is empty).
 func Suggest(tool string, subjects []registry.Subject, cwd string) Suggestion {
+	for i := 0; i < len(tool); i++ {
+		if !isToolNameByte(tool[i]) || tool[i] == '*' {
+			return Suggestion{} // not expressible as a rule
+		}
+	}
+	if tool == "" {
+		return Suggestion{}
+	}
 	if len(subjects) == 0 {
 		return Suggestion{Rules: []Rule{{Tool: tool}}, Scope: "`" + tool + "`"}
 	}
@@ -95,8 +104,8 @@ func suggestPattern(tool string, subj registry.Subject, cwd string) (pattern, sc
 		}
 		return escapeGlob(dir) + "/**", "`" + tool + "` under `" + displayPath(dir, cwd) + "/`", true
 	default:
-		v := strings.TrimSpace(subj.Value)
-		if v == "" || strings.Contains(v, "*") {
+		v := subj.Value
+		if strings.TrimSpace(v) == "" || strings.Contains(v, "*") {
 			return "", "", false
 		}
 		return v, "`" + tool + "` on `" + truncate(v) + "`", true
@@ -157,7 +166,7 @@ func suggestCommand(cmd string) (pattern, scope string, ok bool) {
 		return exact()
 	}
 	words := strings.Fields(cmd)
-	if len(words) == 0 || !isPlainWord(words[0], true) || exactOnlyCommands[words[0]] {
+	if len(words) == 0 || !isPlainWord(words[0], true) || exactOnlyCommands[path.Base(words[0])] {
 		return exact()
 	}
 	prefix := words[0]

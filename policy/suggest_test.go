@@ -21,6 +21,11 @@ func TestSuggest(t *testing.T) {
 		{"npm script", "bash", []registry.Subject{cmdSubj("npm run build:prod")}, []string{"bash(npm run *)"}, "Always allow `npm run …` in this session"},
 		{"chained is exact", "bash", []registry.Subject{cmdSubj("make && make test")}, []string{"bash(make && make test)"}, "Always allow `make && make test` in this session"},
 		{"destructive is exact", "bash", []registry.Subject{cmdSubj("rm -rf build")}, []string{"bash(rm -rf build)"}, "Always allow `rm -rf build` in this session"},
+		{"destructive by path is exact", "bash", []registry.Subject{cmdSubj("/usr/bin/rm -rf build")}, []string{"bash(/usr/bin/rm -rf build)"}, "Always allow `/usr/bin/rm -rf build` in this session"},
+		{"script", "bash", []registry.Subject{cmdSubj("./build.sh --fast")}, []string{"bash(./build.sh *)"}, "Always allow `./build.sh …` in this session"},
+		{"tool name not expressible", "my.tool", nil, nil, ""},
+		{"tool name with star", "a*", nil, nil, ""},
+		{"empty tool name", "", nil, nil, ""},
 		{"assignment is exact", "bash", []registry.Subject{cmdSubj("GOOS=js go build")}, []string{"bash(GOOS=js go build)"}, "Always allow `GOOS=js go build` in this session"},
 		{"exact ending in star", "bash", []registry.Subject{cmdSubj("rm *")}, nil, ""},
 		{"file in cwd subdir", "edit", []registry.Subject{pathSubj("src/a.go")}, []string{"edit(/w/src/**)"}, "Always allow `edit` under `src/` in this session"},
@@ -79,4 +84,39 @@ func TestSuggestLabels(t *testing.T) {
 	if got := long.Label(Allow); got != "Always allow `make a && make "+strings.Repeat("b", 45)+"…` in this session" {
 		t.Errorf("long label = %q", got)
 	}
+}
+
+// FuzzSuggest checks that a remembered grant always parses and covers the
+// call it was made for, and that a prefix is never suggested for a
+// compound command.
+func FuzzSuggest(f *testing.F) {
+	for _, s := range []string{"go test ./...", "make && make test", "rm *", "ls -la", "GOOS=js go build", "src/a.go", "/x"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, value string, command bool) {
+		subj := pathSubj(value)
+		if command {
+			subj = cmdSubj(value)
+		}
+		s := Suggest("tool", []registry.Subject{subj}, "/w")
+		for _, r := range s.Rules {
+			again, err := ParseRule(r.String())
+			if err != nil || again != r {
+				t.Fatalf("rule %q does not parse back: %v", r, err)
+			}
+			if command && Compound(value) && parseCommandPattern(r.Pattern).exact == "" {
+				t.Fatalf("prefix rule %q suggested for compound %q", r, value)
+			}
+		}
+		for _, d := range []Decision{Allow, Deny} {
+			rs := RuleSet{Cwd: "/w"}
+			for _, r := range s.Rules {
+				rs.Add(d, r)
+			}
+			if got := rs.Evaluate("tool", []registry.Subject{subj}); s.OK() && got.Decision != d {
+				t.Fatalf("rules %v as %v give %+v for %q", s.Rules, d, got, value)
+			}
+		}
+	})
 }
