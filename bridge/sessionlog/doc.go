@@ -21,4 +21,9 @@
 // that tail (logging a warning) so new appends start on a fresh line, and
 // decoding skips any undecodable line with a warning rather than failing
 // the session.
+//
+// One Log (one process) writes a session at a time; the package takes no
+// file locks. [List] reads only the headers of the sessions it skips and
+// finds titles incrementally (it remembers how far it scanned each file),
+// so listing again after a turn costs the bytes appended since.
 package sessionlog
