@@ -291,12 +291,12 @@ func TestCallTimeValidation(t *testing.T) {
 		{"wrong type", `{"path":1}`, []Issue{{"/path", "expected string, got number"}}},
 		{"missing required", `{}`, []Issue{{"", `missing required property "path"`}}},
 		{"enum miss", `{"path":"a","mode":"hex"}`, []Issue{{"/mode", `got "hex"; must be one of "text", "binary"`}}},
-		{"below minimum", `{"path":"a","offset":0}`, []Issue{{"/offset", "minimum"}}},
-		{"not an integer", `{"path":"a","offset":1.5}`, []Issue{{"/offset", "expected integer, got number"}}},
+		{"below minimum", `{"path":"a","offset":0}`, []Issue{{"/offset", "must be ≥ 1 (got 0)"}}},
+		{"not an integer", `{"path":"a","offset":1.5}`, []Issue{{"/offset", "expected integer, got a number with a fractional part"}}},
 		{"null is not absent", `{"path":"a","offset":null}`, []Issue{{"/offset", "expected integer, got null"}}},
 		{"nested, every issue", `{"path":"a","ranges":[{"line":0,"x":1},{}],"env":{"verbose":"yes"}}`, []Issue{
 			{"/env/verbose", "expected boolean, got string"},
-			{"/ranges/0/line", "minimum"},
+			{"/ranges/0/line", "must be ≥ 1 (got 0)"},
 			{"/ranges/0/x", `unknown property "x"`},
 			{"/ranges/1", `missing required property "line"`},
 		}},
@@ -493,4 +493,30 @@ func FuzzValidateArgs(f *testing.F) {
 			t.Fatalf("bad rejection %v on %s", err, raw)
 		}
 	})
+}
+
+// TestIssuesGolden pins the wording a model reads for every kind of
+// violation the DSL's keywords can produce.
+func TestIssuesGolden(t *testing.T) {
+	d := MustDefine(Spec[allVocabulary]{Name: "all", Description: "All."}, nop[allVocabulary])
+	_, err := d.Execute(context.Background(), nil, json.RawMessage(`{"path":"a b","count":-1,
+		"nested":{"line":0,"note":"abcd"},"NoTag":"","tags":["a","b","c"],"pair":[1],"small":-129,
+		"ratio":2,"limit":1.5,"Mode":"text","force":"yes","env":{"k":1},"opts":{"extra":true}}`))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	got := []byte(err.Error() + "\n")
+	golden := filepath.Join("testdata", "all_vocabulary.issues.txt")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("issues differ from %s (run with -update if intended):\n%s", golden, got)
+	}
 }

@@ -205,7 +205,11 @@ func (v *Validator) flatten(e *jsonschema.ValidationError, out *[]Issue) {
 		}
 		return
 	case *kind.Type:
-		*out = append(*out, Issue{Pointer: ptr, Message: fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)})
+		got := k.Got
+		if got == "number" && slices.Contains(k.Want, "integer") {
+			got = "a number with a fractional part"
+		}
+		*out = append(*out, Issue{Pointer: ptr, Message: fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), got)})
 		return
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
@@ -217,7 +221,33 @@ func (v *Validator) flatten(e *jsonschema.ValidationError, out *[]Issue) {
 		*out = append(*out, Issue{Pointer: ptr, Message: fmt.Sprintf("got %s; must be one of %s", got, strings.Join(want, ", "))})
 		return
 	}
-	*out = append(*out, Issue{Pointer: ptr, Message: e.ErrorKind.LocalizedString(printer)})
+	*out = append(*out, Issue{Pointer: ptr, Message: describe(e.ErrorKind)})
+}
+
+// describe words the bound violations as the rule first, the offending
+// value second; other kinds keep the validator's own wording.
+func describe(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("must be ≥ %s (got %s)", k.Want.RatString(), k.Got.RatString())
+	case *kind.Maximum:
+		return fmt.Sprintf("must be ≤ %s (got %s)", k.Want.RatString(), k.Got.RatString())
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be > %s (got %s)", k.Want.RatString(), k.Got.RatString())
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be < %s (got %s)", k.Want.RatString(), k.Got.RatString())
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %d characters long (got %d)", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long (got %d)", k.Want, k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have at least %d items (got %d)", k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d items (got %d)", k.Want, k.Got)
+	case *kind.Pattern:
+		return fmt.Sprintf("must match the regular expression %s", k.Want)
+	}
+	return k.LocalizedString(printer)
 }
 
 // propertiesAt names the declared properties of the object schema at
