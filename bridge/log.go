@@ -122,7 +122,15 @@ type logWriter struct {
 }
 
 func (w *logWriter) append(e logEvent) error {
-	err := w.l.Append(e.Kind, e.payload())
+	return w.failed1(w.l.Append(e.Kind, e.payload()))
+}
+
+// appendRaw appends an already encoded payload.
+func (w *logWriter) appendRaw(kind string, payload json.RawMessage) error {
+	return w.failed1(w.l.Append(kind, payload))
+}
+
+func (w *logWriter) failed1(err error) error {
 	if err != nil {
 		w.mu.Lock()
 		first := !w.failed

@@ -89,14 +89,19 @@ func (s *session) newMessageID() string {
 }
 
 // sendUpdate writes a session/update and records it in the durable log.
+// The update is encoded once; the log and the wire get the same bytes.
 func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
+	raw, err := json.Marshal(acp.SessionUpdate{Value: u})
+	if err != nil {
+		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
+		return
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	up := acp.SessionUpdate{Value: u}
 	if s.log != nil {
-		s.log.append(logEvent{Kind: evUpdate, Update: &up})
+		s.log.appendRaw(evUpdate, raw)
 	}
-	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: up}); err != nil {
+	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawNotification{SessionID: s.id, Update: raw}); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }

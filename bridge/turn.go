@@ -185,13 +185,16 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	if card == nil {
 		card = &presentation.GenericCard{Content: res.Content}
 	}
-	t.finish(oc, card, res)
+	t.finish(oc, card, res, out.JSON)
 	return res
 }
 
 // finish sends the final update of a call: completed or failed, the mapped
 // result card and rawOutput.
-func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result) {
+func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result, raw json.RawMessage) {
+	if len(raw) == 0 {
+		raw = rawOutput(res)
+	}
 	s := t.sess
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -214,7 +217,7 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result)
 		Status:     &st,
 		Content:    m.content,
 		Locations:  m.locations,
-		RawOutput:  rawOutput(res),
+		RawOutput:  raw,
 		Meta:       m.meta,
 	}
 	if u.Content == nil {

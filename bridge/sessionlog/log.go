@@ -261,13 +261,18 @@ func (l *Log) Append(kind string, payload any) error {
 		return ErrClosed
 	}
 	if isRaw {
-		l.scratch.Reset()
-		if raw == nil {
-			l.scratch.WriteString("null")
-		} else if err := json.Compact(&l.scratch, raw); err != nil {
-			return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
+		switch {
+		case raw == nil:
+			encoded = []byte("null")
+		case !bytes.ContainsAny(raw, "\n\r") && !isJSONSpace(raw[0]) && !isJSONSpace(raw[len(raw)-1]) && json.Valid(raw):
+			encoded = raw // already one line and trimmed: validating is enough
+		default:
+			l.scratch.Reset()
+			if err := json.Compact(&l.scratch, raw); err != nil {
+				return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
+			}
+			encoded = l.scratch.Bytes()
 		}
-		encoded = l.scratch.Bytes()
 	}
 	line := appendRecord(l.w.AvailableBuffer(), kind, l.now(), encoded)
 	if _, err := l.w.Write(line); err != nil {

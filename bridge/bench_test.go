@@ -1,0 +1,188 @@
+package bridge_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
+)
+
+// Benchmarks of issue 6, end to end over real OS pipes with the ACP test
+// client: a prompt turn of 1,000 no-op tool calls (allowed, and asked with
+// the client answering every ask), and session/load of a 10,000-event
+// session. Peak RSS of the process (agent and client together) is reported
+// as peak-RSS-MB.
+
+// pipeEnd joins a read and a write end of two OS pipes into one
+// io.ReadWriteCloser.
+type pipeEnd struct {
+	r *os.File
+	w *os.File
+}
+
+func (p pipeEnd) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipeEnd) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeEnd) Close() error {
+	p.w.Close()
+	return p.r.Close()
+}
+
+func osPipes(tb testing.TB) (agentEnd, clientEnd io.ReadWriteCloser) {
+	tb.Helper()
+	toAgentR, toAgentW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	toClientR, toClientW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pipeEnd{r: toAgentR, w: toClientW}, pipeEnd{r: toClientR, w: toAgentW}
+}
+
+// benchSetup serves agent over OS pipes and connects the test client.
+func benchSetup(b *testing.B, agent *bridge.Agent, client *acptest.Client) (*acp.AgentConn, string) {
+	b.Helper()
+	agentEnd, clientEnd := osPipes(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
+	conn := client.Serve(ctx, clientEnd)
+	b.Cleanup(func() {
+		cancel()
+		clientEnd.Close()
+		agentEnd.Close()
+		<-served
+	})
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		b.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: []acp.McpServer{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return conn, sess.SessionID
+}
+
+// callsLoop makes n calls of tool per turn, with arguments args.
+func callsLoop(n int, tool string, args json.RawMessage) bridge.Loop {
+	return bridge.LoopFunc(func(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
+		for i := 0; i < n; i++ {
+			res := t.Execute(ctx, bridge.ToolCall{ID: "c" + strconv.Itoa(i), Name: tool, Arguments: args})
+			if res.IsError {
+				return "", fmt.Errorf("call %d failed: %s", i, res.Content[0].Text)
+			}
+		}
+		return acp.StopEndTurn, nil
+	})
+}
+
+// countingClient is the test client; it records every message, so the
+// reported peak RSS (agent and client in one process) is an upper bound
+// for the agent's.
+func countingClient(policy acptest.PermissionPolicy) *acptest.Client {
+	return &acptest.Client{Permission: policy, Recorder: acptest.NewRecorder()}
+}
+
+func benchmarkTurn(b *testing.B, tool string, args json.RawMessage, policy acptest.PermissionPolicy) {
+	const calls = 1000
+	agent := newTestAgent(b, callsLoop(calls, tool, args), b.TempDir())
+	client := countingClient(policy)
+	conn, sid := benchSetup(b, agent, client)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text("go")}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.StopReason != acp.StopEndTurn {
+			b.Fatalf("stop reason %s", resp.StopReason)
+		}
+	}
+	b.ReportMetric(float64(calls*b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// BenchmarkTurn1000Calls: 1,000 allowed no-op calls in one turn (target:
+// at least 5,000 calls/s).
+func BenchmarkTurn1000Calls(b *testing.B) {
+	benchmarkTurn(b, "noop", json.RawMessage(`{}`), acptest.AllowOnce)
+}
+
+// BenchmarkTurn1000CallsAsked: every call asks and the client allows it
+// once (target: at least 2,000 calls/s).
+func BenchmarkTurn1000CallsAsked(b *testing.B) {
+	benchmarkTurn(b, "run", json.RawMessage(`{"command":"true"}`), acptest.AllowOnce)
+}
+
+// BenchmarkLoad10000Events: session/load of a session whose log holds
+// 10,000 events, replayed to the client (target: under 100 ms).
+func BenchmarkLoad10000Events(b *testing.B) {
+	dir := b.TempDir()
+	const id = "big"
+	l, err := sessionlog.Create(dir, sessionlog.Header{SessionID: id, Cwd: "/ws/project", Created: fixedNow})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000; i++ {
+		var u acp.SessionUpdate
+		switch i % 4 {
+		case 0:
+			u = acp.Update(&acp.AgentMessageChunk{Content: acp.Text("some words of the reply " + strconv.Itoa(i)), MessageID: acp.Ptr("m" + strconv.Itoa(i/4))})
+		case 1:
+			u = acp.Update(&acp.ToolCall{ToolCallID: "c" + strconv.Itoa(i), Title: "Read main.go", Kind: acp.ToolKindRead, Status: acp.ToolCallPending, RawInput: json.RawMessage(`{"path":"main.go"}`)})
+		case 2:
+			st := acp.ToolCallInProgress
+			u = acp.Update(&acp.ToolCallUpdate{ToolCallID: "c" + strconv.Itoa(i-1), Status: &st})
+		case 3:
+			st := acp.ToolCallCompleted
+			u = acp.Update(&acp.ToolCallUpdate{ToolCallID: "c" + strconv.Itoa(i-2), Status: &st,
+				Content: []acp.ToolCallContent{acp.Diff("/ws/project/main.go", acp.Ptr("a\nb\n"), "a\nc\n")}})
+		}
+		if err := l.Append(sessionlog.KindUpdate, u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	agent := newTestAgent(b, callsLoop(0, "noop", nil), dir)
+	client := countingClient(acptest.AllowOnce)
+	conn, _ := benchSetup(b, agent, client)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// peakRSSMB reads the process's peak resident set size (Linux).
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
