@@ -29,8 +29,14 @@ type Tools interface {
 type Option func(*Pipeline)
 
 // WithMaxArgumentBytes sets the limit on the size of raw arguments
-// (default [DefaultMaxArgumentBytes]).
-func WithMaxArgumentBytes(n int) Option { return func(p *Pipeline) { p.maxArgs = n } }
+// (default [DefaultMaxArgumentBytes]; n <= 0 keeps the default).
+func WithMaxArgumentBytes(n int) Option {
+	return func(p *Pipeline) {
+		if n > 0 {
+			p.maxArgs = n
+		}
+	}
+}
 
 // WithDefaultDecision sets the decision of the tools/pre-execute waterfall
 // when every listener defers (or there is none). The default is
@@ -108,7 +114,12 @@ type Outcome struct {
 }
 
 // Execute runs one call through every stage and returns its frozen
-// outcome. It never fails: every failure is an isError result.
+// outcome. It never fails: every failure is an isError result, and the
+// observers have seen the outcome before Execute returns.
+//
+// ctx is the call's signal: cancelling it denies a pending approval and
+// ends a running tool with CANCELLED (TIMEOUT for a deadline), promptly
+// even if the tool ignores it.
 func (p *Pipeline) Execute(ctx context.Context, in Input) Outcome {
 	exec := &Execution{
 		token:  newToken(),
