@@ -52,6 +52,9 @@ type Config struct {
 	// HTTPClient defaults to one with a response-header timeout and no
 	// overall timeout.
 	HTTPClient *http.Client
+	// HeaderTimeout bounds the wait for response headers when HTTPClient
+	// is nil (default 5 minutes: local servers may load a model first).
+	HeaderTimeout time.Duration
 	// IdleTimeout cancels a stream that sends nothing for this long
 	// (default 3 minutes).
 	IdleTimeout time.Duration
@@ -74,7 +77,7 @@ func New(cfg Config) *Provider {
 		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = httpx.NewClient(0)
+		cfg.HTTPClient = httpx.NewClient(cfg.HeaderTimeout)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

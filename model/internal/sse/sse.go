@@ -32,6 +32,7 @@ type Reader struct {
 	// MaxEventSize bounds an event's data; DefaultMaxEventSize when 0.
 	MaxEventSize int
 	line         []byte
+	data         bytes.Buffer // reused between events
 }
 
 // NewReader returns a Reader reading from r.
@@ -46,9 +47,10 @@ func NewReader(r io.Reader) *Reader {
 // after their final event; whether the stream was complete is for the
 // caller to judge from the events.
 func (r *Reader) Next() (Event, error) {
+	data := &r.data
+	data.Reset()
 	var (
 		ev      Event
-		data    bytes.Buffer
 		hasData bool
 		hasAny  bool
 	)

@@ -1,0 +1,78 @@
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/dsh-tools/dshd/model/llm"
+)
+
+// record is one entry of the loop's history in the durable session log
+// (see [bridge.Turn.Remember]). Only Message exists today; the object
+// wrapper leaves room for other kinds of records, which older daemons
+// skip.
+type record struct {
+	Message *llm.Message `json:"message,omitempty"`
+}
+
+// interruptedResult answers a tool call whose result never reached the
+// history (the daemon died or the turn failed mid-call).
+const interruptedResult = "The call was interrupted before it completed; its outcome is unknown."
+
+// Rebuild turns the records a Loop stored with Remember back into the
+// conversation. Records it cannot read are skipped. It repairs what an
+// interrupted turn can leave behind, because providers reject it: an
+// assistant message whose tool calls have no results gets isError results
+// saying the calls were interrupted.
+func Rebuild(records []json.RawMessage) []llm.Message {
+	var msgs []llm.Message
+	for _, raw := range records {
+		var rec record
+		if err := json.Unmarshal(raw, &rec); err != nil || rec.Message == nil {
+			continue
+		}
+		msgs = append(msgs, *rec.Message)
+	}
+	return repair(msgs)
+}
+
+// repair inserts results for tool calls that have none.
+func repair(msgs []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	for i, m := range msgs {
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		calls := m.ToolCalls()
+		if len(calls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		if i+1 < len(msgs) && msgs[i+1].Role == llm.RoleUser {
+			for _, p := range msgs[i+1].Parts {
+				if r, ok := p.(*llm.ToolResult); ok {
+					answered[r.CallID] = true
+				}
+			}
+		}
+		var missing []llm.Part
+		for _, c := range calls {
+			if !answered[c.ID] {
+				missing = append(missing, &llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true,
+					Content: []llm.Part{&llm.Text{Text: interruptedResult}}})
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if len(answered) > 0 {
+			// Complete the existing results message.
+			next := msgs[i+1]
+			next.Parts = append(append([]llm.Part(nil), next.Parts...), missing...)
+			msgs[i+1] = next
+			continue
+		}
+		out = append(out, llm.Message{Role: llm.RoleUser, Parts: missing})
+	}
+	return out
+}

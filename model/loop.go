@@ -1,0 +1,302 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// DefaultMaxTurnRequests caps the model requests of one prompt turn when
+// [Options.MaxTurnRequests] is zero.
+const DefaultMaxTurnRequests = 50
+
+// DefaultContextWindow is the context-window size reported in usage
+// updates when [Options.ContextWindow] is zero.
+const DefaultContextWindow = 128_000
+
+// Options configure a [Loop]. Provider is required.
+type Options struct {
+	// Provider streams the model's responses.
+	Provider llm.Provider
+	// Model is the model name sent with each request (empty: the
+	// provider's default). Sessions may pick another one of Models.
+	Model string
+	// Models are the model names the editor may choose from (the `model`
+	// config option). Model is offered even when it is not listed.
+	Models []string
+	// MaxTokens caps one response (0: the provider's default).
+	MaxTokens int
+	// MaxTurnRequests caps the model requests of one prompt turn; when the
+	// cap is hit the turn ends with stopReason max_turn_requests (0:
+	// [DefaultMaxTurnRequests]).
+	MaxTurnRequests int
+	// ContextWindow is the model's context size in tokens, reported in
+	// usage_update (0: [DefaultContextWindow]).
+	ContextWindow int
+	// Instructions, optional, are appended to the system prompt.
+	Instructions string
+	// Images says the provider accepts images: prompt images are sent to
+	// the model, and the loop advertises image prompts.
+	Images bool
+	// Registry, optional, is the registry the bridge runs tools from. The
+	// loop reads tool kinds from it to run read-only calls of one response
+	// concurrently; without it every call runs in order.
+	Registry *registry.Registry
+	// Logger receives diagnostics (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Loop is the built-in agent loop: it implements [bridge.Loop] over an
+// [llm.Provider]. One Loop serves every session of a daemon; it is safe for
+// concurrent use, and [Loop.Update] swaps its settings live.
+type Loop struct {
+	opts atomic.Pointer[Options]
+
+	mu     sync.Mutex
+	models map[string]string // session id → model chosen in the editor
+}
+
+var _ bridge.Loop = (*Loop)(nil)
+
+// New returns a Loop. It panics without a provider: that is a wiring bug.
+func New(opts Options) *Loop {
+	l := &Loop{models: map[string]string{}}
+	l.Update(opts)
+	return l
+}
+
+// Update replaces the loop's options; turns that start afterwards use them
+// (a running turn keeps the options it started with). The registry and
+// logger of the first options are kept when the new ones leave them nil.
+func (l *Loop) Update(opts Options) {
+	if opts.Provider == nil {
+		panic("model: Options.Provider is nil")
+	}
+	if old := l.opts.Load(); old != nil {
+		if opts.Registry == nil {
+			opts.Registry = old.Registry
+		}
+		if opts.Logger == nil {
+			opts.Logger = old.Logger
+		}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxTurnRequests <= 0 {
+		opts.MaxTurnRequests = DefaultMaxTurnRequests
+	}
+	if opts.ContextWindow <= 0 {
+		opts.ContextWindow = DefaultContextWindow
+	}
+	opts.Models = slices.Clone(opts.Models)
+	l.opts.Store(&opts)
+}
+
+// Options returns the options in force.
+func (l *Loop) Options() Options { return *l.opts.Load() }
+
+// PromptCapabilities says which prompt content the loop turns into model
+// context beyond text and resource links; pass it as the bridge's
+// [bridge.Options].Prompt.
+func (l *Loop) PromptCapabilities() acp.PromptCapabilities {
+	return acp.PromptCapabilities{Image: l.Options().Images, EmbeddedContext: true}
+}
+
+// Turn implements [bridge.Loop]: it sends the prompt with the session's
+// history to the model, streams the reply, runs the tool calls the model
+// asks for through the bridge and repeats until the model ends its turn,
+// the request cap is hit or the editor cancels.
+func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
+	opts := l.Options()
+	info := t.SessionInfo()
+	r := &run{loop: l, opts: opts, t: t, sessionID: info.ID}
+	r.msgs = Rebuild(t.History())
+
+	prompt := PromptMessage(t.Prompt(), opts.Images)
+	r.add(prompt)
+
+	for step := 0; ; step++ {
+		if step >= opts.MaxTurnRequests {
+			t.NewMessage()
+			t.Text(fmt.Sprintf("\n\nStopped: this turn reached its limit of %d model requests. Send another prompt to continue.", opts.MaxTurnRequests))
+			return acp.StopMaxTurnRequests, nil
+		}
+		resp, err := r.request(ctx)
+		if ctx.Err() != nil {
+			r.keepPartial(resp)
+			return acp.StopCancelled, nil
+		}
+		if err != nil {
+			r.keepPartial(resp)
+			opts.Logger.Warn("model request failed", "session", r.sessionID, "err", err)
+			if !r.shown {
+				return "", fmt.Errorf("model request failed: %w", err)
+			}
+			t.NewMessage()
+			t.Text(fmt.Sprintf("\n\n⚠ The model request failed, so this turn ends here: %v", err))
+			return acp.StopEndTurn, nil
+		}
+		if resp.Usage != (llm.Usage{}) {
+			u := resp.Usage
+			used := u.Input + u.CacheRead + u.CacheWrite + u.Output
+			t.Usage(uint64(max(used, 0)), uint64(opts.ContextWindow), nil)
+		}
+		calls := resp.Message.ToolCalls()
+		if len(resp.Message.Parts) > 0 {
+			r.add(resp.Message)
+		}
+		if len(calls) == 0 {
+			return stopReason(resp.StopReason), nil
+		}
+		results := r.execute(ctx, calls)
+		r.add(llm.Message{Role: llm.RoleUser, Parts: results})
+		if ctx.Err() != nil {
+			return acp.StopCancelled, nil
+		}
+	}
+}
+
+// run is the state of one turn.
+type run struct {
+	loop      *Loop
+	opts      Options
+	t         *bridge.Turn
+	sessionID string
+	msgs      []llm.Message
+	shown     bool // something of this turn reached the editor
+}
+
+// add appends a message to the conversation and remembers it.
+func (r *run) add(m llm.Message) {
+	r.msgs = append(r.msgs, m)
+	rec, err := json.Marshal(record{Message: &m})
+	if err == nil {
+		err = r.t.Remember(rec)
+	}
+	if err != nil {
+		r.opts.Logger.Error("history record not stored", "session", r.sessionID, "err", err)
+	}
+}
+
+// keepPartial remembers what a failed or cancelled response had produced,
+// so that the next turn's model sees what the user saw. Tool calls of a
+// partial response are dropped: they never ran.
+func (r *run) keepPartial(resp *llm.Response) {
+	if resp == nil {
+		return
+	}
+	var parts []llm.Part
+	for _, p := range resp.Message.Parts {
+		if _, call := p.(*llm.ToolCall); !call {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) > 0 {
+		r.add(llm.Message{Role: llm.RoleAssistant, Parts: parts})
+	}
+}
+
+// request sends the conversation to the model and streams the reply.
+func (r *run) request(ctx context.Context) (*llm.Response, error) {
+	info := r.t.SessionInfo()
+	schemas := r.t.Tools()
+	tools := make([]llm.ToolSchema, len(schemas))
+	for i, s := range schemas {
+		tools[i] = llm.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	req := &llm.Request{
+		Model:     r.loop.sessionModel(r.sessionID, r.opts),
+		System:    SystemPrompt(info, schemas, r.opts.Instructions),
+		Messages:  r.msgs,
+		Tools:     tools,
+		MaxTokens: r.opts.MaxTokens,
+	}
+	r.t.NewMessage()
+	resp, err := r.opts.Provider.Stream(ctx, req, func(ev llm.Event) {
+		switch ev := ev.(type) {
+		case llm.TextDelta:
+			if ev.Text != "" {
+				r.shown = true
+				r.t.Text(ev.Text)
+			}
+		case llm.ReasoningDelta:
+			if ev.Text != "" {
+				r.shown = true
+				r.t.Thought(ev.Text)
+			}
+		}
+	})
+	if resp == nil && err == nil {
+		err = errors.New("the provider returned no response")
+	}
+	return resp, err
+}
+
+// execute runs the calls of one response through the bridge and returns
+// their results in call order. Consecutive read-only calls run
+// concurrently; a call that may change the workspace (or whose kind is
+// unknown) waits for the calls before it and runs alone.
+func (r *run) execute(ctx context.Context, calls []*llm.ToolCall) []llm.Part {
+	results := make([]llm.Part, len(calls))
+	r.shown = true
+	var wg sync.WaitGroup
+	runOne := func(i int) {
+		c := calls[i]
+		args := json.RawMessage(c.Arguments)
+		if len(args) == 0 {
+			args = json.RawMessage("{}") // some servers send no text for argument-less calls
+		}
+		res := r.t.Execute(ctx, bridge.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
+		results[i] = ToolResult(c, res)
+	}
+	for i, c := range calls {
+		if r.readOnly(c.Name) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runOne(i)
+			}()
+			continue
+		}
+		wg.Wait()
+		runOne(i)
+	}
+	wg.Wait()
+	return results
+}
+
+// readOnly reports whether a tool is known not to change the workspace.
+func (r *run) readOnly(name string) bool {
+	if r.opts.Registry == nil {
+		return false
+	}
+	def, ok := r.opts.Registry.Lookup(r.sessionID, name)
+	if !ok || def.Kind == "" {
+		return false
+	}
+	return !def.Kind.Mutates()
+}
+
+// stopReason maps a model stop reason to ACP's.
+func stopReason(s llm.StopReason) acp.StopReason {
+	switch s {
+	case llm.StopMaxTokens:
+		return acp.StopMaxTokens
+	case llm.StopRefusal:
+		return acp.StopRefusal
+	case llm.StopCancelled:
+		return acp.StopCancelled
+	}
+	return acp.StopEndTurn
+}
