@@ -65,3 +65,23 @@ func BenchmarkSchemas100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeArgsWithoutChecker is the same work with santhosh-tekuri
+// deciding acceptance too: the reason the allocation-free checker exists.
+func BenchmarkDecodeArgsWithoutChecker(b *testing.B) {
+	d := MustDefine(Spec[benchArgs]{Name: "read", Description: "Read a file."}, nop[benchArgs])
+	v, err := CompileSchema(d.Parameters)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.parse(benchRaw); err != nil {
+			b.Fatal(err)
+		}
+		var a benchArgs
+		if err := json.Unmarshal(benchRaw, &a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
