@@ -379,6 +379,27 @@ func TestCancelMidStream(t *testing.T) {
 	}
 }
 
+func TestHeaderTimeoutAndCancelBeforeHeaders(t *testing.T) {
+	t.Run("header timeout is a retryable connection error", func(t *testing.T) {
+		srv := ssetest.New(t, 10, ssetest.Step{Stall: true}, ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))})
+		p, _ := newTestProvider(t, srv, Config{HeaderTimeout: 50 * time.Millisecond})
+		resp, err := p.Stream(t.Context(), simpleRequest, nil)
+		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))
+		}
+	})
+	t.Run("cancel while waiting for headers", func(t *testing.T) {
+		srv := ssetest.New(t, 11, ssetest.Step{Stall: true})
+		p, _ := newTestProvider(t, srv, Config{})
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		resp, err := p.Stream(ctx, simpleRequest, nil)
+		if !errors.Is(err, context.Canceled) || resp.StopReason != llm.StopCancelled {
+			t.Fatalf("err = %v, stop = %q", err, resp.StopReason)
+		}
+	})
+}
+
 func TestIdleWatchdog(t *testing.T) {
 	ok := ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}
 	t.Run("after output: error", func(t *testing.T) {

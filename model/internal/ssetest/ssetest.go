@@ -23,6 +23,9 @@ type Step struct {
 	Hang bool
 	// Drop closes the connection without any response (a connection error).
 	Drop bool
+	// Stall sends nothing at all, not even headers, until the client goes
+	// away.
+	Stall bool
 }
 
 // Server answers requests with its steps in order, the last one repeating.
@@ -63,6 +66,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: string(body)})
 	step := s.steps[min(n, len(s.steps)-1)]
 	s.mu.Unlock()
+	if step.Stall {
+		<-r.Context().Done()
+		return
+	}
 	if step.Drop {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
