@@ -261,17 +261,9 @@ func (l *Log) Append(kind string, payload any) error {
 		return ErrClosed
 	}
 	if isRaw {
-		switch {
-		case raw == nil:
-			encoded = []byte("null")
-		case !bytes.ContainsAny(raw, "\n\r") && !isJSONSpace(raw[0]) && !isJSONSpace(raw[len(raw)-1]) && json.Valid(raw):
-			encoded = raw // already one line and trimmed: validating is enough
-		default:
-			l.scratch.Reset()
-			if err := json.Compact(&l.scratch, raw); err != nil {
-				return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
-			}
-			encoded = l.scratch.Bytes()
+		var err error
+		if encoded, err = encodeRaw(raw, &l.scratch); err != nil {
+			return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
 		}
 	}
 	line := appendRecord(l.w.AvailableBuffer(), kind, l.now(), encoded)
@@ -279,6 +271,23 @@ func (l *Log) Append(kind string, payload any) error {
 		return fmt.Errorf("sessionlog: appending %s record: %w", kind, err)
 	}
 	return nil
+}
+
+// encodeRaw returns a raw payload as one compact line: raw itself when it
+// already is one, else its compaction into scratch. Invalid JSON is an
+// error; nil is null.
+func encodeRaw(raw json.RawMessage, scratch *bytes.Buffer) ([]byte, error) {
+	if raw == nil {
+		return []byte("null"), nil
+	}
+	if len(raw) > 0 && !bytes.ContainsAny(raw, "\n\r") && !isJSONSpace(raw[0]) && !isJSONSpace(raw[len(raw)-1]) && json.Valid(raw) {
+		return raw, nil // already one line and trimmed: validating is enough
+	}
+	scratch.Reset()
+	if err := json.Compact(scratch, raw); err != nil {
+		return nil, err
+	}
+	return scratch.Bytes(), nil
 }
 
 // Sync writes the buffered records to the file and fsyncs it. The bridge

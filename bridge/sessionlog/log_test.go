@@ -122,8 +122,10 @@ func TestAppendErrors(t *testing.T) {
 			t.Errorf("Append accepted kind %q", kind)
 		}
 	}
-	if err := l.Append(KindUpdate, json.RawMessage(`{"a":`)); err == nil {
-		t.Error("Append accepted invalid raw JSON")
+	for _, raw := range []string{`{"a":`, ``, ` `, `{} {}`, "\n"} {
+		if err := l.Append(KindUpdate, json.RawMessage(raw)); err == nil {
+			t.Errorf("Append accepted invalid raw JSON %q", raw)
+		}
 	}
 	if err := l.Append(KindUpdate, func() {}); err == nil {
 		t.Error("Append accepted an unencodable payload")
@@ -482,4 +484,39 @@ func ExampleLog() {
 	// prompt
 	// update
 	// title
+}
+
+// FuzzEncodeRaw checks that any raw payload Append accepts becomes exactly
+// one line that decodes back to the same JSON value.
+func FuzzEncodeRaw(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, "{\n \"a\": [1, 2]\n}", ` "x" `, `{"a":"\n"}`, ``, `nul`, "\"\u2028\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if raw == nil {
+			return // nil is null, covered by TestRoundTrip
+		}
+		var scratch bytes.Buffer
+		encoded, err := encodeRaw(raw, &scratch)
+		if err != nil {
+			if json.Valid(raw) {
+				t.Fatalf("valid %q rejected: %v", raw, err)
+			}
+			return
+		}
+		line := appendRecord(nil, KindUpdate, time.UnixMilli(42), encoded)
+		if bytes.IndexByte(line, '\n') != len(line)-1 {
+			t.Fatalf("line %q is not one line", line)
+		}
+		r, err := decodeRecord(line[:len(line)-1])
+		if err != nil {
+			t.Fatalf("line %q does not decode: %v", line, err)
+		}
+		var want, got bytes.Buffer
+		json.Compact(&want, raw)
+		json.Compact(&got, r.Payload)
+		if !bytes.Equal(want.Bytes(), got.Bytes()) || r.Kind != KindUpdate || r.Time.UnixMilli() != 42 {
+			t.Fatalf("round trip of %q gave %q", raw, r.Payload)
+		}
+	})
 }
