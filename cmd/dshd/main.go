@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/config"
+	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); the
+// module version from the build info is used otherwise.
+var version string
+
+func main() {
+	// The protocol owns the real stdout; anything else printed by mistake
+	// goes to stderr instead of corrupting the stream.
+	protocolOut := os.Stdout
+	os.Stdout = os.Stderr
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, protocolOut, os.Stderr, os.Getenv))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// run is the whole daemon: it returns when the editor closes the
+// connection (stdin EOF), on SIGTERM or SIGINT, or when ctx ends.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	f, done, err := parseFlags(args, stdout, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "dshd: %v\nRun dshd --help for usage.\n", err)
+		return exitUsage
+	}
+	if done {
+		return exitOK
+	}
+	if f.version {
+		fmt.Fprintf(stdout, "dshd %s\n", versionString())
+		return exitOK
+	}
+	level, _ := parseLevel(f.logLevel)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+
+	d, err := newDaemon(f, getenv, log)
+	if err != nil {
+		log.Error("dshd cannot start", "err", err)
+		return exitError
+	}
+	return d.serve(ctx, stdin, stdout)
+}
+
+// daemon is everything one dshd process runs.
+type daemon struct {
+	flags    flags
+	log      *slog.Logger
+	home     string
+	stateDir string
+	paths    []string // settings files, in merge order
+	live     *config.Live
+	registry *registry.Registry
+	jobs     *tools.Jobs
+	loop     *model.Loop
+	agent    *bridge.Agent
+}
+
+func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
+	d := &daemon{flags: f, log: log}
+	d.home, _ = os.UserHomeDir()
+	d.stateDir = f.stateDir
+	if d.stateDir == "" {
+		var err error
+		if d.stateDir, err = defaultStateDir(getenv); err != nil {
+			return nil, err
+		}
+	}
+	if abs, err := filepath.Abs(d.stateDir); err == nil {
+		d.stateDir = abs
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if p := userSettingsPath(getenv); p != "" {
+		d.paths = append(d.paths, p)
+	}
+	d.paths = append(d.paths, filepath.Join(cwd, ".dshd", "settings.json"))
+	if f.config != "" {
+		abs, err := filepath.Abs(f.config)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+		d.paths = append(d.paths, abs)
+	}
+	d.live, err = config.NewLive(d.paths, validateSettings, log)
+	if err != nil {
+		return nil, err
+	}
+	s := overlay(d.live.Current(), f)
+	lopts, err := loopOptions(s, log)
+	if err != nil {
+		return nil, err
+	}
+
+	d.registry = registry.New()
+	d.jobs = tools.NewJobs(0)
+	if err := d.registry.SetGlobal(tools.Builtin(toolOptions(s, d.jobs))...); err != nil {
+		return nil, err
+	}
+	d.registry.SetRestrictions(restriction(s))
+	lopts.Registry = d.registry
+	d.loop = model.New(lopts)
+	d.agent = bridge.New(bridge.Options{
+		Loop:        d.loop,
+		Registry:    d.registry,
+		StateDir:    d.stateDir,
+		AgentInfo:   acp.Implementation{Name: "dshd", Title: acp.Ptr("dshd"), Version: versionString()},
+		Prompt:      d.loop.PromptCapabilities(),
+		MCPHTTP:     true,
+		MCP:         mcpConnector{version: versionString()},
+		Rules:       ruleSet(s, d.home),
+		DefaultMode: s.Permissions.DefaultMode,
+		Protected:   append([]string{d.stateDir}, d.paths...),
+		Logger:      log,
+	})
+	d.live.OnChange(d.apply)
+	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
+	return d, nil
+}
+
+// apply puts a valid settings change into force for the next tool call
+// and the next model request of every session.
+func (d *daemon) apply(files config.Settings) {
+	s := overlay(files, d.flags)
+	d.agent.SetRules(ruleSet(s, d.home))
+	if err := d.registry.SetGlobal(tools.Builtin(toolOptions(s, d.jobs))...); err != nil {
+		d.log.Error("tool settings not applied", "err", err)
+	}
+	d.registry.SetRestrictions(restriction(s))
+	lopts, err := loopOptions(s, d.log)
+	if err != nil {
+		d.log.Error("model settings not applied; keeping the previous model", "err", err)
+		return
+	}
+	d.loop.Update(lopts)
+	if s.Permissions.DefaultMode != "" {
+		// The bridge fixes the default mode of new sessions at start-up.
+		d.log.Warn("permissions.defaultMode changes apply after a restart", "defaultMode", s.Permissions.DefaultMode)
+	}
+}
+
+// serve runs the connection on stdin/stdout until EOF or a signal, then
+// shuts down: turns are cancelled, background commands' process groups
+// killed, and the settings watcher stopped.
+func (d *daemon) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if err := d.live.Watch(watchCtx); err != nil {
+			d.log.Warn("settings are not watched; changes need a restart", "err", err)
+		}
+	}()
+	err := d.agent.Serve(ctx, stdio{r: stdin, w: stdout})
+	stopWatch()
+	<-watched
+	if err := d.jobs.Close(); err != nil {
+		d.log.Warn("stopping background commands", "err", err)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		d.log.Error("connection ended", "err", err)
+		return exitError
+	}
+	d.log.Info("dshd stopped")
+	return exitOK
+}
+
+// stdio is the editor connection over the process's stdin and stdout.
+type stdio struct {
+	r io.Reader
+	w io.Writer
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.r.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// Close closes stdout so the editor sees the end; a read blocked on stdin
+// is not reliably interrupted by closing it, which is why the daemon
+// exits rather than waiting for it.
+func (s stdio) Close() error {
+	if c, ok := s.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func providerName(s config.Settings) string {
+	if s.Model.Provider == "" {
+		return "script (embedded demo)"
+	}
+	return s.Model.Provider
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
