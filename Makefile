@@ -24,6 +24,15 @@ fuzz:
 	  done; \
 	done
 
+# The official TypeScript client SDK drives the built binary (needs Node and npm).
+interop: build
+	cd interop && npm ci --no-audit --no-fund && node --test
+
+# Builds dshd and runs one real ACP session on the embedded demo script,
+# printing a readable transcript.
+demo: build
+	$(GO) run ./cmd/dshd-demo --dshd $(BIN)
+
 golden:
 	$(GO) test ./acp/... ./bridge/... ./presentation/... -run 'Golden|Transcript' -update
 
