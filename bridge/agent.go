@@ -137,6 +137,9 @@ func (a *Agent) SetRules(rs policy.RuleSet) { a.rules.Store(&rs) }
 // Rules returns the configured permission rules.
 func (a *Agent) Rules() policy.RuleSet { return *a.rules.Load() }
 
+// Registry returns the registry the agent resolves tools in.
+func (a *Agent) Registry() *registry.Registry { return a.registry }
+
 // Pipeline returns the pipeline the agent runs tool calls through.
 func (a *Agent) Pipeline() *pipeline.Pipeline { return a.pipeline }
 

@@ -1,0 +1,136 @@
+package bridge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/presentation"
+)
+
+// TestGoldenCardMapping maps every card kind for every terminal tier and
+// capability combination and compares with testdata/mapping/*.json; each
+// content block is validated against ToolCallContent and the final update
+// against ToolCallUpdate.
+func TestGoldenCardMapping(t *testing.T) {
+	const cwd = "/ws/project"
+	two, sig := 2, 0
+	old := "a\nb\nc\n"
+	plain := acp.ClientCapabilities{}
+	withTerminal := acp.ClientCapabilities{Terminal: true}
+	withMeta := acp.ClientCapabilities{Meta: json.RawMessage(`{"terminal_output":true}`)}
+	diff := &presentation.DiffCard{Title: "Edit /ws/project/src/a.go and /elsewhere/b.go", Diffs: []presentation.FileDiff{
+		{Path: "src/a.go", OldText: &old, NewText: "a\nB\nc\n", Line: 1},
+		{Path: "/elsewhere/b.go", OldText: nil, NewText: "new file\n"},
+	}}
+	failed := &presentation.TerminalCard{Title: "go test ./...", Output: "--- FAIL: TestX\nFAIL\n", ExitCode: &two}
+	killed := &presentation.TerminalCard{Title: "sleep 100", Output: "", ExitCode: nil, Signal: "SIGKILL"}
+	ok := &presentation.TerminalCard{Title: "echo ```", Output: "```\n", ExitCode: &sig}
+	generic := &presentation.GenericCard{Title: "Fetched /ws/project/docs", Content: []presentation.Content{
+		presentation.Text("some text"),
+		{Type: presentation.ContentImage, Data: "aGk=", MIMEType: "image/png"},
+		{Type: presentation.ContentResourceLink, URI: "file:///ws/project/docs/a.md", Name: "a.md"},
+		{Type: presentation.ContentResource, URI: "file:///ws/project/docs/b.md", Text: "# B", MIMEType: "text/markdown"},
+	}}
+	cases := []struct {
+		name string
+		caps acp.ClientCapabilities
+		call bridge.CallState
+		card presentation.Card
+	}{
+		{"diff", plain, bridge.CallState{ID: "c1"}, diff},
+		{"diff_with_terminal_caps", withTerminal, bridge.CallState{ID: "c1"}, diff},
+		{"terminal_tier1", withTerminal, bridge.CallState{ID: "c1", EditorTerminal: "term-7"}, failed},
+		{"terminal_tier2_streamed", withMeta, bridge.CallState{ID: "c1", Tier2: true, Streamed: true}, failed},
+		{"terminal_tier2_not_streamed", withMeta, bridge.CallState{ID: "c1", Tier2: true}, failed},
+		{"terminal_tier2_signal", withMeta, bridge.CallState{ID: "c1", Tier2: true, Streamed: true}, killed},
+		{"terminal_tier3_failed", plain, bridge.CallState{ID: "c1"}, failed},
+		{"terminal_tier3_signal", plain, bridge.CallState{ID: "c1"}, killed},
+		{"terminal_tier3_backticks", plain, bridge.CallState{ID: "c1"}, ok},
+		{"generic", plain, bridge.CallState{ID: "c1"}, generic},
+		{"generic_empty", plain, bridge.CallState{ID: "c1"}, &presentation.GenericCard{}},
+	}
+	v, schemaErr := acptest.LoadValidator()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := bridge.MapCardForTest(tc.caps, cwd, tc.call, tc.card)
+			got, err := json.MarshalIndent(m, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			file := filepath.Join("testdata", "mapping", tc.name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(want, got) {
+				t.Errorf("mapping differs from %s (-update accepts):\n%s", file, got)
+			}
+			if schemaErr != nil {
+				t.Skipf("ACP schema not available (%v)", schemaErr)
+			}
+			for i, c := range m.Content {
+				if err := v.ValidateValue("ToolCallContent", c); err != nil {
+					t.Errorf("content %d: %v", i, err)
+				}
+			}
+			st := acp.ToolCallCompleted
+			u := acp.ToolCallUpdate{ToolCallID: tc.call.ID, Status: &st, Content: m.Content, Locations: m.Locations, Meta: m.Meta}
+			if m.Title != "" {
+				u.Title = &m.Title
+			}
+			if err := v.ValidateValue("ToolCallUpdate", u); err != nil {
+				t.Errorf("update: %v", err)
+			}
+		})
+	}
+}
+
+func TestRelTitle(t *testing.T) {
+	cases := []struct{ cwd, in, want string }{
+		{"/ws/p", "Edit /ws/p/main.go", "Edit main.go"},
+		{"/ws/p", "Edit /ws/pother/main.go", "Edit /ws/pother/main.go"},
+		{"/ws/p", "Read /x/ws/p/a", "Read /x/ws/p/a"},
+		{"/ws/p", "List /ws/p", "List ."},
+		{"/ws/p", "List /ws/p/", "List ."},
+		{"/ws/p", "Move `/ws/p/a` to `/ws/p/b/c`", "Move `a` to `b/c`"},
+		{"/ws/p", "Read /etc/hosts", "Read /etc/hosts"},
+		{"", "Read /ws/p/a", "Read /ws/p/a"},
+		{"/", "Read /a", "Read /a"},
+	}
+	for _, tc := range cases {
+		if got := bridge.RelTitle(tc.cwd, tc.in); got != tc.want {
+			t.Errorf("relTitle(%q, %q) = %q, want %q", tc.cwd, tc.in, got, tc.want)
+		}
+	}
+}
+
+func FuzzRelTitle(f *testing.F) {
+	f.Add("/ws/p", "Edit /ws/p/main.go and /ws/p")
+	f.Add("/a", "/a/a/a /a/")
+	f.Add("/ws/p", "")
+	f.Fuzz(func(t *testing.T, cwd, title string) {
+		got := bridge.RelTitle(cwd, title)
+		if (cwd == "" || !strings.Contains(title, cwd)) && got != title {
+			t.Fatalf("a title without the cwd must stay as it is: %q → %q", title, got)
+		}
+		if len(got) > len(title) {
+			t.Fatalf("relativising grew the title: %q → %q", title, got)
+		}
+	})
+}

@@ -1,0 +1,308 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// connect serves agent over an in-memory pipe and returns the initialized
+// client connection.
+func connect(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) *acp.AgentConn {
+	t.Helper()
+	agentEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
+	conn := client.Serve(ctx, clientEnd)
+	t.Cleanup(func() {
+		cancel()
+		clientEnd.Close()
+		<-served
+	})
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+func newSession(t *testing.T, conn *acp.AgentConn, cwd string) string {
+	t.Helper()
+	s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.SessionID
+}
+
+func prompt(conn *acp.AgentConn, sid, text string) (*acp.PromptResponse, error) {
+	return conn.Prompt(context.Background(), &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text(text)}})
+}
+
+// TestConcurrentSessions runs prompt turns with tool calls in many
+// sessions at once; each session sees exactly its own updates.
+func TestConcurrentSessions(t *testing.T) {
+	const sessions, calls = 8, 20
+	agent := newTestAgent(t, callsLoop(calls, "noop", json.RawMessage(`{}`)), t.TempDir())
+	client := &acptest.Client{}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	ids := make([]string, sessions)
+	for i := range ids {
+		ids[i] = newSession(t, conn, "/ws/project")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := prompt(conn, id, "go")
+			if err == nil && resp.StopReason != acp.StopEndTurn {
+				err = fmt.Errorf("stop reason %s", resp.StopReason)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	completed := map[string]int{}
+	for _, n := range client.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && *u.Status == acp.ToolCallCompleted {
+			completed[n.SessionID]++
+		}
+	}
+	for _, id := range ids {
+		if completed[id] != calls {
+			t.Errorf("session %s: %d completed calls, want %d", id, completed[id], calls)
+		}
+	}
+}
+
+// blockingLoop starts a slow tool call and reports when it is running.
+func blockingLoop(running chan<- struct{}) bridge.Loop {
+	return bridge.LoopFunc(func(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
+		close(running)
+		t.Execute(ctx, bridge.ToolCall{ID: "c1", Name: "slow", Arguments: json.RawMessage(`{"command":"sleep"}`)})
+		t.Text("after cancel") // dropped or sent before the response, never after
+		return acp.StopEndTurn, nil
+	})
+}
+
+// TestCloseCancelsTurn: session/close cancels the running turn like
+// session/cancel (stopReason cancelled, the open call failed) and frees
+// the session.
+func TestCloseCancelsTurn(t *testing.T) {
+	running := make(chan struct{})
+	agent := newTestAgent(t, blockingLoop(running), t.TempDir())
+	rs, _ := policyAllow("slow")
+	agent.SetRules(rs)
+	client := &acptest.Client{}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	sid := newSession(t, conn, "/ws/project")
+	type result struct {
+		resp *acp.PromptResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := prompt(conn, sid, "block")
+		done <- result{r, err}
+	}()
+	<-running
+	waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
+		tu, ok := u.(*acp.ToolCallUpdate)
+		return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
+	})
+	if _, err := conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.resp.StopReason != acp.StopCancelled {
+		t.Fatalf("prompt = %+v, %v; want stopReason cancelled", r.resp, r.err)
+	}
+	var failed bool
+	for _, n := range client.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && *u.Status == acp.ToolCallFailed {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("the running call was not marked failed")
+	}
+	if _, err := prompt(conn, sid, "again"); err == nil {
+		t.Error("a closed session accepted a prompt")
+	}
+}
+
+func waitForUpdate(t *testing.T, c *acptest.Client, match func(acp.SessionUpdateVariant) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, n := range c.Updates() {
+			if match(n.Update.Value) {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("timed out waiting for an update")
+}
+
+// TestTornLogAfterCrash: a session log whose last line was torn by a crash
+// is listed and loaded by a new agent; every complete event is replayed
+// and the torn line is skipped.
+func TestTornLogAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	loop := &scriptLoop{turns: [][]step{{{Text: "first reply"}, {Remember: json.RawMessage(`{"n":1}`)}}, {{EchoHistory: true}}}}
+	first := newTestAgent(t, loop, dir)
+	client := &acptest.Client{}
+	conn := connect(t, first, client, acp.ClientCapabilities{})
+	sid := newSession(t, conn, "/ws/project")
+	if _, err := prompt(conn, sid, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: the daemon dies while writing the next record.
+	f, err := os.OpenFile(filepath.Join(dir, sid+".jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"t":"update","ts":1,"d":{"sessionUpdate":"agent_mess`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	second := newTestAgent(t, loop, dir)
+	client2 := &acptest.Client{}
+	conn2 := connect(t, second, client2, acp.ClientCapabilities{})
+	list, err := conn2.ListSessions(context.Background(), &acp.ListSessionsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != sid || list.Sessions[0].Title == nil || *list.Sessions[0].Title != "hello" {
+		t.Fatalf("list = %+v", list.Sessions)
+	}
+	if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, n := range client2.Updates() {
+		switch u := n.Update.Value.(type) {
+		case *acp.UserMessageChunk:
+			texts = append(texts, "user:"+u.Content.Value.(*acp.TextContent).Text)
+		case *acp.AgentMessageChunk:
+			texts = append(texts, "agent:"+u.Content.Value.(*acp.TextContent).Text)
+		}
+	}
+	if got, want := strings.Join(texts, "|"), "user:hello|agent:first reply"; got != want {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+	// The history the loop remembered survives; new events append cleanly.
+	resp, err := prompt(conn2, sid, "continue")
+	if err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Fatalf("prompt after load: %v %v", resp, err)
+	}
+	last := client2.Updates()[len(client2.Updates())-1]
+	if u, ok := last.Update.Value.(*acp.AgentMessageChunk); !ok || u.Content.Value.(*acp.TextContent).Text != "history: 1 records" {
+		t.Errorf("last update %+v, want the loop to see 1 history record", last.Update.Value)
+	}
+}
+
+// fileTool reads and writes through host.Files, and reports whether editor
+// terminals were offered.
+func fileTool() *registry.Definition {
+	type args struct {
+		Path string `json:"path"`
+	}
+	return mustDefine(registry.Define(registry.Spec[args]{Name: "copy_upper", Description: "Copy a file to <path>.out, upper-cased.", Kind: "read"},
+		func(ctx context.Context, _ registry.Call, a args) (registry.Result, error) {
+			h, _ := host.From(ctx)
+			text, err := h.Files().ReadTextFile(ctx, a.Path, 0, 0)
+			if err != nil {
+				return registry.Result{}, err
+			}
+			if err := h.Files().WriteTextFile(ctx, a.Path+".out", strings.ToUpper(text)); err != nil {
+				return registry.Result{}, err
+			}
+			_, terms := h.Terminals()
+			return registry.TextResult(fmt.Sprintf("terminals=%v", terms)), nil
+		}))
+}
+
+// TestHostFiles: file access goes through the editor exactly when the
+// client advertised fs, and to the disk otherwise; terminals are offered
+// only when advertised.
+func TestHostFiles(t *testing.T) {
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("on disk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, editor := range []bool{false, true} {
+		t.Run(fmt.Sprintf("editor=%v", editor), func(t *testing.T) {
+			var got string
+			loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+				res := turn.Execute(ctx, bridge.ToolCall{ID: "c1", Name: "copy_upper", Arguments: json.RawMessage(`{"path":"a.txt"}`)})
+				got = res.Content[0].Text
+				return acp.StopEndTurn, nil
+			})
+			agent := newTestAgent(t, loop, t.TempDir())
+			client := &acptest.Client{}
+			caps := acp.ClientCapabilities{}
+			mem := acptest.NewMemFS(map[string]string{filepath.Join(cwd, "a.txt"): "in the buffer"})
+			if editor {
+				client.FS = mem
+				caps.FS = &acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+			}
+			conn := connect(t, agent, client, caps)
+			sid := newSession(t, conn, cwd)
+			if err := agent.Registry().AddScoped(sid, fileTool()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := prompt(conn, sid, "copy"); err != nil {
+				t.Fatal(err)
+			}
+			if got != "terminals=false" {
+				t.Fatalf("tool said %q", got)
+			}
+			out := filepath.Join(cwd, "a.txt.out")
+			if editor {
+				if s, ok := mem.File(out); !ok || s != "IN THE BUFFER" {
+					t.Errorf("editor file %q = %q, %v", out, s, ok)
+				}
+				if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the disk was written although the editor offers fs: %v", err)
+				}
+			} else {
+				b, err := os.ReadFile(out)
+				if err != nil || string(b) != "ON DISK" {
+					t.Errorf("disk file = %q, %v", b, err)
+				}
+				os.Remove(out)
+			}
+		})
+	}
+}
+
+func policyAllow(tools ...string) (policy.RuleSet, error) {
+	return policy.ParseRuleSet(tools, nil, nil)
+}
