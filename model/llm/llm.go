@@ -140,6 +140,10 @@ type ToolCall struct {
 	// is usually a JSON object but may be anything, including invalid
 	// JSON: the pipeline rejects that with a result the model can correct.
 	Arguments string `json:"arguments"`
+	// Extra is opaque provider data attached to the call, as JSON text,
+	// that must go back verbatim with it (Gemini's thought signature in
+	// OpenAI-compatible "extra_content"). Empty for most providers.
+	Extra string `json:"extra,omitempty"`
 }
 
 // ToolResult is the outcome of one tool call going back to the model.

@@ -125,6 +125,13 @@ func TestStream(t *testing.T) {
 		wantCalls: []llm.ToolCall{{ID: "o1", Name: "write", Arguments: `{"path":"f"}`}},
 		wantStop:  llm.StopToolUse,
 	}, {
+		name: "extra_content (Gemini thought signature) is kept",
+		body: ssetest.Lines(
+			data(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"g1","type":"function","function":{"name":"read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"c2ln"}}}]},"finish_reason":"tool_calls"}]}`),
+			data(`[DONE]`)),
+		wantCalls: []llm.ToolCall{{ID: "g1", Name: "read", Arguments: `{}`, Extra: `{"google":{"thought_signature":"c2ln"}}`}},
+		wantStop:  llm.StopToolUse,
+	}, {
 		name: "reasoning_content and reasoning",
 		body: ssetest.Lines(
 			data(`{"choices":[{"index":0,"delta":{"reasoning_content":"think "}}]}`),
@@ -448,7 +455,7 @@ func fullRequest() *llm.Request {
 			{Role: llm.RoleAssistant, Parts: []llm.Part{
 				&llm.Reasoning{Text: "hmm", Provider: "openai"},
 				&llm.Text{Text: "Reading."},
-				&llm.ToolCall{ID: "call_1", Name: "read", Arguments: `{"path":"a.go"}`},
+				&llm.ToolCall{ID: "call_1", Name: "read", Arguments: `{"path":"a.go"}`, Extra: `{"google":{"thought_signature":"c2ln"}}`},
 				&llm.ToolCall{ID: "call_2", Name: "read", Arguments: `{"path": 1`},
 			}},
 			{Role: llm.RoleUser, Parts: []llm.Part{

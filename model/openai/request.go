@@ -43,9 +43,10 @@ type wireMessage struct {
 }
 
 type wireToolCall struct {
-	ID       string           `json:"id"`
-	Type     string           `json:"type"`
-	Function wireCallFunction `json:"function"`
+	ID           string           `json:"id"`
+	Type         string           `json:"type"`
+	Function     wireCallFunction `json:"function"`
+	ExtraContent json.RawMessage  `json:"extra_content,omitempty"`
 }
 
 type wireCallFunction struct {
@@ -113,8 +114,12 @@ func (p *Provider) convertMessage(m llm.Message) []wireMessage {
 			case *llm.Reasoning:
 				reasoning.WriteString(v.Text)
 			case *llm.ToolCall:
-				out.ToolCalls = append(out.ToolCalls, wireToolCall{ID: v.ID, Type: "function",
-					Function: wireCallFunction{Name: v.Name, Arguments: sendableArguments(v.Arguments)}})
+				tc := wireToolCall{ID: v.ID, Type: "function",
+					Function: wireCallFunction{Name: v.Name, Arguments: sendableArguments(v.Arguments)}}
+				if v.Extra != "" && json.Valid([]byte(v.Extra)) {
+					tc.ExtraContent = json.RawMessage(v.Extra)
+				}
+				out.ToolCalls = append(out.ToolCalls, tc)
 			}
 		}
 		if text.Len() > 0 || len(out.ToolCalls) == 0 {

@@ -36,9 +36,12 @@ type delta struct {
 }
 
 type toolDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
+	Index *int   `json:"index"`
+	ID    string `json:"id"`
+	// ExtraContent is provider data to send back with the call (Gemini
+	// puts its thought signature here).
+	ExtraContent json.RawMessage `json:"extra_content"`
+	Function     struct {
 		Name string `json:"name"`
 		// Arguments is a JSON string per the API; a few servers send the
 		// arguments object itself, which is kept as its JSON text.
@@ -49,6 +52,7 @@ type toolDelta struct {
 type callAcc struct {
 	pos       int
 	id, name  string
+	extra     string
 	generated bool
 	args      strings.Builder
 	started   bool
@@ -195,6 +199,9 @@ func (s *streamState) toolDelta(td toolDelta) {
 		// Some servers repeat the name in every delta: keep the first.
 		c.name = td.Function.Name
 	}
+	if len(td.ExtraContent) > 0 && string(td.ExtraContent) != "null" {
+		c.extra = string(td.ExtraContent)
+	}
 	args := argumentText(td.Function.Arguments)
 	c.args.WriteString(args)
 	switch {
@@ -246,7 +253,7 @@ func (s *streamState) call(c *callAcc) llm.ToolCall {
 		// Servers send "" for a call without arguments.
 		args = "{}"
 	}
-	return llm.ToolCall{ID: c.id, Name: c.name, Arguments: args}
+	return llm.ToolCall{ID: c.id, Name: c.name, Arguments: args, Extra: c.extra}
 }
 
 // response builds the message from what was accumulated; tool calls are
