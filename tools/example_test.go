@@ -1,0 +1,34 @@
+package tools_test
+
+import (
+	"fmt"
+
+	"github.com/dsh-tools/dshd/tools"
+)
+
+func ExampleConfine() {
+	roots := []string{"/work/project", "/work/shared"}
+	for _, p := range []string{"src/main.go", "../other/x", "/work/shared/doc.md", "~/.ssh/id_rsa"} {
+		abs, inside, err := tools.Confine(roots, p)
+		fmt.Println(abs, inside, err)
+	}
+	// Output:
+	// /work/project/src/main.go true <nil>
+	// /work/other/x false <nil>
+	// /work/shared/doc.md true <nil>
+	// /work/project/~/.ssh/id_rsa true <nil>
+}
+
+func ExampleApplyEdits() {
+	replaceAll := true
+	out, n, err := tools.ApplyEdits("a := 1\nb := a + 1\n", []tools.Edit{
+		{Old: "a := 1", New: "x := 1"},
+		{Old: "a", New: "x", ReplaceAll: &replaceAll},
+	})
+	fmt.Printf("%q %d %v\n", out, n, err)
+	_, _, err = tools.ApplyEdits("f(x)\nf(x)\n", []tools.Edit{{Old: "f(x)", New: "g(x)"}})
+	fmt.Println(err)
+	// Output:
+	// "x := 1\nb := x + 1\n" 2 <nil>
+	// old occurs 2 times (at lines 1, 2); include more surrounding lines to make it unique, or set replaceAll to replace all of them
+}

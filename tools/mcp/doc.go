@@ -1,0 +1,13 @@
+// Package mcp brings the MCP servers an editor passes in session/new,
+// session/load and session/resume into a session as tools. It connects each
+// server (stdio, or streamable HTTP) with the official go-sdk, lists its
+// tools and turns each into a raw [registry.Definition] named
+// mcp__<server>__<tool>, whose parameters are the server's input schema,
+// enforced before the call is dispatched. Results map to presentation
+// content (text, images, audio, resource links, embedded resources).
+//
+// A server that fails to start or to list its tools is reported as an
+// error of its own; the others work. Stdio servers inherit neither stdin
+// nor stdout from the daemon (their stdout is the protocol pipe, their
+// stderr goes to the daemon's stderr), and they are stopped by Close.
+package mcp
