@@ -11,6 +11,8 @@
 //     streaming, with thinking blocks sent back unchanged.
 //   - [github.com/dsh-tools/dshd/model/script]: the scripted model, including
 //     the embedded demo script used when no provider is configured.
+//   - [github.com/dsh-tools/dshd/model/providers]: builds one of the above
+//     from the daemon's flags and environment.
 //
 // Shared plumbing (the SSE reader, retries, the idle-read watchdog) is in
 // model/internal and is not part of the API.

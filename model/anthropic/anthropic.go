@@ -167,3 +167,12 @@ func retryableType(t string) bool {
 	}
 	return false
 }
+
+// String describes p without its key: fmt cannot redact the key inside
+// unexported fields by itself.
+func (p *Provider) String() string {
+	return fmt.Sprintf("anthropic.Provider{url: %s, model: %s}", p.url, p.cfg.Model)
+}
+
+// GoString is String, so %#v cannot print the key either.
+func (p *Provider) GoString() string { return p.String() }

@@ -206,3 +206,12 @@ func streamErrorRetryable(e wireError) bool {
 	}
 	return false
 }
+
+// String describes p without its key: fmt cannot redact the key inside
+// unexported fields by itself.
+func (p *Provider) String() string {
+	return fmt.Sprintf("openai.Provider{url: %s, model: %s}", p.url, p.cfg.Model)
+}
+
+// GoString is String, so %#v cannot print the key either.
+func (p *Provider) GoString() string { return p.String() }
