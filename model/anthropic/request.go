@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 
 	"github.com/dsh-tools/dshd/model/llm"
 )
@@ -162,6 +163,9 @@ func convertMessage(m llm.Message) wireMessage {
 // JSON the pipeline rejected) are sent back wrapped so the model can see
 // what it wrote.
 func toolInput(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}")
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(args), &obj) == nil && obj != nil {
 		return json.RawMessage(args)

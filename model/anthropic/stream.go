@@ -247,7 +247,13 @@ func (s *streamState) response() *llm.Response {
 				r.Message.Parts = append(r.Message.Parts, &llm.Text{Text: b.text.String()})
 			}
 		case "thinking":
-			r.Message.Parts = append(r.Message.Parts, &llm.Reasoning{Text: b.text.String(), Signature: b.signature, Provider: providerName})
+			part := &llm.Reasoning{Text: b.text.String(), Provider: providerName}
+			if b.stopped {
+				// A block cut short may carry a partial signature, which
+				// the API would reject when it is sent back.
+				part.Signature = b.signature
+			}
+			r.Message.Parts = append(r.Message.Parts, part)
 		case "redacted_thinking":
 			r.Message.Parts = append(r.Message.Parts, &llm.Reasoning{Redacted: b.data, Provider: providerName})
 		case "tool_use":

@@ -186,6 +186,9 @@ func imagePart(img *llm.Image) contentPart {
 // the arguments of earlier calls and fail the whole request on bad JSON;
 // the wrapper still shows the model what it wrote.
 func sendableArguments(args string) string {
+	if strings.TrimSpace(args) == "" {
+		return "{}"
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(args), &obj) == nil && obj != nil {
 		return args
