@@ -211,6 +211,11 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 		}
 	}
 	walkErr := walk(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+		// Like grep -r and rg, symlinks met on the way are not followed: a
+		// link inside the roots must not expose a file outside them.
+		if d != nil && d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
 		if filter != nil && !filter.match(rel) {
 			return nil
 		}

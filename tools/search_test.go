@@ -134,6 +134,8 @@ func TestGrep(t *testing.T) {
 		"bin.dat":     "foo\x00bar",
 		"sub/c.go":    "x := foo()\r\n",
 	})
+	outside := writeTree(t, map[string]string{"secret.txt": "foo secret\n"})
+	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "link.txt")))
 	ctx := context.Background()
 	format := func(r *GrepResult) []string {
 		var out []string
