@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
@@ -87,6 +88,7 @@ type Agent struct {
 	pipeline *pipeline.Pipeline
 	log      *slog.Logger
 	rules    atomic.Pointer[policy.RuleSet]
+	mode     atomic.Pointer[string] // default mode of new sessions
 	store    *store
 
 	mu       sync.Mutex
@@ -126,6 +128,8 @@ func New(opts Options) *Agent {
 	}
 	rs := opts.Rules
 	a.rules.Store(&rs)
+	mode := opts.DefaultMode
+	a.mode.Store(&mode)
 	a.install()
 	return a
 }
@@ -133,6 +137,16 @@ func New(opts Options) *Agent {
 // SetRules replaces the configured permission rules; the next tool call of
 // every session uses them. Remembered grants of sessions are kept.
 func (a *Agent) SetRules(rs policy.RuleSet) { a.rules.Store(&rs) }
+
+// SetDefaultMode changes the mode of sessions created from now on; an
+// unknown mode is refused. Running sessions keep theirs.
+func (a *Agent) SetDefaultMode(mode string) error {
+	if modeByID(mode) == nil {
+		return fmt.Errorf("bridge: unknown mode %q", mode)
+	}
+	a.mode.Store(&mode)
+	return nil
+}
 
 // Rules returns the configured permission rules.
 func (a *Agent) Rules() policy.RuleSet { return *a.rules.Load() }

@@ -3,11 +3,14 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
 )
 
 // Permission option ids. The kind of each option is its id.
@@ -34,6 +37,9 @@ type approver struct {
 // ones naming the rule they would remember.
 func permissionRequest(s *session, callID string, view presentation.CallView, req pipeline.AskRequest, sug policy.Suggestion) acp.RequestPermissionRequest {
 	content := s.conn.features.mapContent(view.Content)
+	if len(content) == 0 {
+		content = subjectContent(s.cwd, req.Subjects)
+	}
 	if req.Reason != "" {
 		content = append(content, acp.ToolText("Permission needed: "+req.Reason+"."))
 	}
@@ -131,4 +137,29 @@ func (s *session) logPermission(callID, outcome string, rules []policy.Rule) {
 		texts = nil
 	}
 	s.log.append(logEvent{Kind: evPermission, Permission: &permissionEvent{CallID: callID, Outcome: outcome, Rules: texts}})
+}
+
+// subjectContent shows what a call without call-time content will touch:
+// the command it runs, the paths it reads or writes.
+func subjectContent(cwd string, subjects []registry.Subject) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	var paths []string
+	for _, subj := range subjects {
+		switch subj.Kind {
+		case registry.SubjectCommand:
+			out = append(out, acp.ToolText(presentation.ConsoleFallback(&presentation.TerminalCard{Output: "$ " + subj.Value})))
+		case registry.SubjectPath:
+			verb := "reads"
+			if subj.Writes {
+				verb = "writes"
+			}
+			paths = append(paths, fmt.Sprintf("%s `%s`", verb, relPath(cwd, absPath(cwd, subj.Value))))
+		default:
+			out = append(out, acp.ToolText("`"+subj.Value+"`"))
+		}
+	}
+	if len(paths) > 0 {
+		out = append(out, acp.ToolText("The call "+strings.Join(paths, ", ")+"."))
+	}
+	return out
 }

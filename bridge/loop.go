@@ -126,7 +126,8 @@ func (t *Turn) Text(text string) { t.Message(acp.Text(text)) }
 // Message streams content blocks of the agent's reply.
 func (t *Turn) Message(blocks ...acp.ContentBlock) { t.message(blocks) }
 
-// Thought streams reasoning text (an agent_thought_chunk).
+// Thought streams reasoning text (an agent_thought_chunk). Consecutive
+// thought chunks share a messageId.
 func (t *Turn) Thought(text string) { t.thought(text) }
 
 // NewMessage makes the next [Turn.Text] or [Turn.Message] start a new

@@ -60,7 +60,7 @@ func newSession(a *Agent, c *conn, id, cwd string, extra []string, created time.
 		extra:   slices.Clone(extra),
 		roots:   append([]string{cwd}, extra...),
 		created: created,
-		mode:    a.opts.DefaultMode,
+		mode:    *a.mode.Load(),
 		callIDs: map[string]struct{}{},
 	}
 	s.remembered.Cwd = cwd

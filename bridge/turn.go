@@ -34,6 +34,7 @@ type Turn struct {
 	mu       sync.Mutex
 	finished bool                 // the response is being sent: drop updates
 	msgID    string               // current agent message id; "" starts a new one
+	thinkID  string               // current thought's message id; "" starts a new one
 	open     map[string]*openCall // announced, not yet completed or failed
 }
 
@@ -68,6 +69,7 @@ func (t *Turn) sendLocked(u acp.SessionUpdateVariant) bool {
 }
 
 func (t *Turn) nextMessageID() *string {
+	t.thinkID = ""
 	if t.msgID == "" {
 		t.msgID = t.sess.newMessageID()
 	}
@@ -88,14 +90,19 @@ func (t *Turn) message(blocks []acp.ContentBlock) {
 func (t *Turn) thought(text string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	id := t.sess.newMessageID()
+	// Consecutive thought chunks form one thought; a message chunk or a
+	// tool call in between starts a new one.
 	t.msgID = ""
+	if t.thinkID == "" {
+		t.thinkID = t.sess.newMessageID()
+	}
+	id := t.thinkID
 	t.sendLocked(&acp.AgentThoughtChunk{Content: acp.Text(text), MessageID: &id})
 }
 
 func (t *Turn) newMessage() {
 	t.mu.Lock()
-	t.msgID = ""
+	t.msgID, t.thinkID = "", ""
 	t.mu.Unlock()
 }
 
@@ -152,7 +159,7 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		t.mu.Unlock()
 		return registry.ErrorResult(registry.CodeCancelled, "the turn has ended")
 	}
-	t.msgID = ""
+	t.msgID, t.thinkID = "", ""
 	t.open[id] = oc
 	t.sendLocked(tc)
 	t.mu.Unlock()
