@@ -46,6 +46,8 @@ type Options struct {
 	// (for example a plan tool or a task tool bound to the session). It is
 	// called when a session is created, loaded or resumed.
 	SessionTools func(SessionInfo) []*registry.Definition
+	// Auth, optional, is for loops that need credentials.
+	Auth *Auth
 	// MCP, optional, connects the MCP servers the editor passes in
 	// session/new, session/load and session/resume.
 	MCP MCPConnector

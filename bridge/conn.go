@@ -70,6 +70,8 @@ func (c *conn) peer() peer {
 func (c *conn) routes() acp.Router {
 	return acp.Router{
 		acp.MethodInitialize:             acp.SyncRoute(c.initialize),
+		acp.MethodAuthenticate:           acp.StagedRoute(c.authenticate),
+		acp.MethodLogout:                 acp.StagedRoute(c.logout),
 		acp.MethodSessionNew:             acp.AsyncRoute(c.newSession),
 		acp.MethodSessionLoad:            acp.StagedRoute(c.loadSession),
 		acp.MethodSessionResume:          acp.StagedRoute(c.resumeSession),
@@ -110,12 +112,16 @@ func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.Ini
 		caps.SessionCapabilities.Resume = &acp.Capability{}
 		caps.SessionCapabilities.Delete = &acp.Capability{}
 	}
+	if a.opts.Auth != nil && a.opts.Auth.Logout != nil {
+		caps.Auth = &acp.AgentAuthCapabilities{Logout: &acp.Capability{}}
+	}
 	info := a.opts.AgentInfo
 	if info.Name == "" {
 		info = acp.Implementation{Name: "dshd", Version: "dev"}
 	}
 	// Negotiation: echo a version we speak, otherwise answer ours; never fail.
-	return &acp.InitializeResponse{ProtocolVersion: SupportedProtocolVersion, AgentCapabilities: caps, AgentInfo: &info}, nil
+	return &acp.InitializeResponse{ProtocolVersion: SupportedProtocolVersion, AgentCapabilities: caps, AgentInfo: &info,
+		AuthMethods: a.authMethods(c.clientCaps)}, nil
 }
 
 func invalidParams(format string, args ...any) error {
@@ -136,6 +142,9 @@ func checkDirs(cwd string, extra []string) error {
 }
 
 func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if err := c.agent.checkAuth(); err != nil {
+		return nil, err
+	}
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, serve
 	if a.store == nil {
 		return nil, acp.NewError(acp.CodeMethodNotFound, "sessions cannot be loaded without a state directory")
 	}
+	if err := a.checkAuth(); err != nil {
+		return nil, err
+	}
 	if err := checkDirs(cwd, extra); err != nil {
 		return nil, err
 	}

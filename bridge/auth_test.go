@@ -1,0 +1,66 @@
+package bridge_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+// TestAuth: sessions need authentication until the client authenticates;
+// terminal methods are only offered to clients that can run them; logout
+// is advertised and works.
+func TestAuth(t *testing.T) {
+	var authed atomic.Bool
+	auth := &bridge.Auth{
+		Methods: []acp.AuthMethod{
+			{Value: &acp.AuthMethodAgent{ID: "api-key", Name: "API key from the environment"}},
+			{Value: &acp.AuthMethodTerminal{ID: "login", Name: "Log in", Args: []string{"--login"}}},
+		},
+		Required: func() bool { return !authed.Load() },
+		Authenticate: func(_ context.Context, id string) error {
+			authed.Store(true)
+			return nil
+		},
+		Logout: func(context.Context) error { authed.Store(false); return nil },
+	}
+	agent := bridge.New(bridge.Options{Loop: &scriptLoop{}, Registry: registry.New(), Auth: auth, Logger: discardLogger()})
+	agentEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go agent.Serve(ctx, agentEnd)
+	conn := (&acptest.Client{}).Serve(ctx, clientEnd)
+
+	init, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(init.AuthMethods) != 1 || init.AgentCapabilities.Auth == nil || init.AgentCapabilities.Auth.Logout == nil {
+		t.Fatalf("initialize = %+v", init)
+	}
+	newReq := &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: []acp.McpServer{}}
+	if _, err := conn.NewSession(ctx, newReq); !errors.Is(err, acp.ErrAuthRequired) {
+		t.Fatalf("session/new before authenticate: %v, want -32000", err)
+	}
+	if _, err := conn.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "login"}); !errors.Is(err, acp.ErrInvalidParams) {
+		t.Fatalf("authenticate with a terminal method: %v, want -32602", err)
+	}
+	if _, err := conn.Authenticate(ctx, &acp.AuthenticateRequest{MethodID: "api-key"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.NewSession(ctx, newReq); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Logout(ctx, &acp.LogoutRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.NewSession(ctx, newReq); !errors.Is(err, acp.ErrAuthRequired) {
+		t.Fatalf("session/new after logout: %v, want -32000", err)
+	}
+}
