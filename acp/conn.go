@@ -177,10 +177,7 @@ func closedErr(err error) error {
 // every route's start function) happens in arrival order; slow work runs on goroutines.
 func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	<-c.ready
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
+	params := c.stream.unstash(req.Params)
 	if req.Notif {
 		c.handleNotification(req.Method, params)
 		return

@@ -37,6 +37,11 @@ type lineStream struct {
 	w   io.Writer
 
 	tap func(Direction, []byte) // optional; sees each message in wire order
+
+	// stash holds the params of the request or notification last returned by ReadObject.
+	// ReadObject and the handler run on jsonrpc2's read goroutine, one message at a time.
+	stash    json.RawMessage
+	stashSeq uint64
 	log func(msg string, args ...any)
 }
 
@@ -112,21 +117,21 @@ type wireMessage struct {
 
 // decode checks line and decodes it into v, reporting whether v now holds a message.
 func (s *lineStream) decode(line []byte, v any) bool {
-	if !utf8.Valid(line) || !json.Valid(line) {
+	// One pass validates the JSON and extracts the envelope (json.Unmarshal checks the whole
+	// input before decoding); a second, cheap one checks UTF-8, which encoding/json would
+	// otherwise silently replace.
+	var m wireMessage
+	err := json.Unmarshal(line, &m)
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &syntaxErr) || !utf8.Valid(line):
 		s.replyError(nil, CodeParseError, "parse error: not a JSON value (or not UTF-8)")
 		return false
-	}
-	if line[0] != '{' {
-		msg := "invalid request: not a JSON object"
-		if line[0] == '[' {
-			msg = "invalid request: ACP v1 has no JSON-RPC batches"
-		}
-		s.replyError(nil, CodeInvalidRequest, msg)
+	case line[0] == '[':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: ACP v1 has no JSON-RPC batches")
 		return false
-	}
-	var m wireMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
+	case err != nil || line[0] != '{':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: not a JSON-RPC message object")
 		return false
 	}
 	idOK := m.ID == nil || isNull(m.ID) || validID(m.ID)
@@ -159,6 +164,24 @@ func (s *lineStream) decode(line []byte, v any) bool {
 			s.replyError(nil, CodeInvalidRequest, "invalid request: neither a request nor a response")
 			return false
 		}
+	}
+	if m.Method != nil && m.Params != nil && !isNull(m.Params) {
+		// jsonrpc2 v0.2.3 decodes params into map[string]any and re-marshals them: several
+		// passes over a possibly huge payload, and key order lost. Hand it a stub instead; the
+		// connection takes the original bytes back with unstash, on this same goroutine.
+		s.stashSeq++
+		s.stash = m.Params
+		stub, err := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id,omitempty"`
+			Method  json.RawMessage `json:"method"`
+			Params  stashRef        `json:"params"`
+		}{"2.0", m.ID, m.Method, stashRef{s.stashSeq}})
+		if err != nil {
+			s.replyError(replyID, CodeInternalError, err.Error())
+			return false
+		}
+		line = stub
 	}
 	// Decode into a fresh value so a failure cannot leave v half-filled.
 	fresh := reflect.New(reflect.TypeOf(v).Elem())
@@ -241,4 +264,23 @@ func idFromRequestID(id RequestID) (jsonrpc2.ID, bool) {
 	}
 	n, _ := strconv.ParseUint(string(raw), 10, 64)
 	return jsonrpc2.ID{Num: n}, true
+}
+
+// stashRef is the stub params jsonrpc2 sees in place of the real ones.
+type stashRef struct {
+	Seq uint64 `json:"acp.stash"`
+}
+
+// unstash returns the original params of the message whose stub params are stub.
+func (s *lineStream) unstash(stub *json.RawMessage) json.RawMessage {
+	if stub == nil {
+		return nil
+	}
+	var ref stashRef
+	if json.Unmarshal(*stub, &ref) != nil || ref.Seq == 0 || ref.Seq != s.stashSeq {
+		return *stub // not stubbed (absent or null params)
+	}
+	p := s.stash
+	s.stash = nil
+	return p
 }
