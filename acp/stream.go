@@ -42,7 +42,7 @@ type lineStream struct {
 	// ReadObject and the handler run on jsonrpc2's read goroutine, one message at a time.
 	stash    json.RawMessage
 	stashSeq uint64
-	log func(msg string, args ...any)
+	log      func(msg string, args ...any)
 }
 
 func newLineStream(rwc io.ReadWriteCloser, tap func(Direction, []byte), log func(string, ...any)) *lineStream {
