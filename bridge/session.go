@@ -241,7 +241,7 @@ func (s *session) runTurn(t *Turn) (acp.PromptResponse, error) {
 		s.log.append(logEvent{Kind: evPrompt, Prompt: t.prompt})
 	}
 	stop, err := s.dispatchPrompt(t)
-	t.running.Wait()
+	t.drain()
 	cancelled := t.ctx.Err() != nil
 	if cancelled {
 		t.failOpen("Cancelled.")

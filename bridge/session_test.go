@@ -153,6 +153,85 @@ func TestCloseCancelsTurn(t *testing.T) {
 	if _, err := prompt(conn, sid, "again"); err == nil {
 		t.Error("a closed session accepted a prompt")
 	}
+	assertNoUpdateAfterResponse(t, client.Recorder.Entries())
+}
+
+// assertNoUpdateAfterResponse checks that no session/update follows the
+// response of the last session/prompt that got a result.
+func assertNoUpdateAfterResponse(t *testing.T, entries []acptest.Entry) {
+	t.Helper()
+	promptIDs := map[string]bool{}
+	answered := -1
+	for i, e := range entries {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		_ = json.Unmarshal(e.Msg, &m)
+		switch {
+		case e.Dir == acptest.ClientToAgent && m.Method == acp.MethodSessionPrompt:
+			promptIDs[string(m.ID)] = true
+		case e.Dir == acptest.AgentToClient && m.Method == "" && m.Result != nil && promptIDs[string(m.ID)]:
+			answered = i
+		case e.Dir == acptest.AgentToClient && m.Method == acp.MethodSessionUpdate && answered >= 0:
+			t.Errorf("session/update after the prompt's response: %s", e.Msg)
+		}
+	}
+	if answered < 0 {
+		t.Error("no prompt response recorded")
+	}
+}
+
+// TestExecuteContexts: a call made with a context of the loop's own still
+// ends when the turn is cancelled, and Execute after the turn returned
+// announces nothing.
+func TestExecuteContexts(t *testing.T) {
+	late := make(chan *bridge.Turn, 1)
+	running := make(chan struct{})
+	var res registry.Result
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		close(running)
+		res = turn.Execute(context.Background(), bridge.ToolCall{ID: "c1", Name: "slow", Arguments: json.RawMessage(`{"command":"x"}`)})
+		late <- turn
+		return acp.StopEndTurn, nil
+	})
+	agent := newTestAgent(t, loop, t.TempDir())
+	rs, _ := policyAllow("slow")
+	agent.SetRules(rs)
+	client := &acptest.Client{}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	sid := newSession(t, conn, "/ws/project")
+	done := make(chan *acp.PromptResponse, 1)
+	go func() {
+		r, _ := prompt(conn, sid, "go")
+		done <- r
+	}()
+	<-running
+	waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
+		tu, ok := u.(*acp.ToolCallUpdate)
+		return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
+	})
+	if err := conn.Cancel(context.Background(), &acp.CancelNotification{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r == nil || r.StopReason != acp.StopCancelled {
+		t.Fatalf("prompt = %+v, want cancelled", r)
+	}
+	if !res.IsError || res.Error.Code != registry.CodeCancelled {
+		t.Errorf("result = %+v, want CANCELLED", res)
+	}
+	turn := <-late
+	before := len(client.Updates())
+	if r := turn.Execute(context.Background(), bridge.ToolCall{ID: "c2", Name: "noop", Arguments: json.RawMessage(`{}`)}); !r.IsError {
+		t.Errorf("Execute after the turn = %+v, want an error", r)
+	}
+	turn.Text("too late")
+	time.Sleep(20 * time.Millisecond)
+	if after := len(client.Updates()); after != before {
+		t.Errorf("%d updates after the turn ended", after-before)
+	}
+	assertNoUpdateAfterResponse(t, client.Recorder.Entries())
 }
 
 func waitForUpdate(t *testing.T, c *acptest.Client, match func(acp.SessionUpdateVariant) bool) {

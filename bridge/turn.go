@@ -33,6 +33,7 @@ type Turn struct {
 
 	mu       sync.Mutex
 	finished bool                 // the response is being sent: drop updates
+	draining bool                 // the loop returned: no new Execute calls
 	msgID    string               // current agent message id; "" starts a new one
 	thinkID  string               // current thought's message id; "" starts a new one
 	open     map[string]*openCall // announced, not yet completed or failed
@@ -123,8 +124,19 @@ func (t *Turn) remember(record json.RawMessage) error {
 
 // execute is [Turn.Execute].
 func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
+	t.mu.Lock()
+	if t.draining {
+		t.mu.Unlock()
+		return registry.ErrorResult(registry.CodeCancelled, "the turn has ended")
+	}
 	t.running.Add(1)
+	t.mu.Unlock()
 	defer t.running.Done()
+	// The call ends with the turn even if the loop passed a context of
+	// its own.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.ctx, cancel)()
 	s := t.sess
 
 	id := s.claimCallID(call.ID)
@@ -155,10 +167,6 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	}
 
 	t.mu.Lock()
-	if t.finished {
-		t.mu.Unlock()
-		return registry.ErrorResult(registry.CodeCancelled, "the turn has ended")
-	}
 	t.msgID, t.thinkID = "", ""
 	t.open[id] = oc
 	t.sendLocked(tc)
@@ -250,6 +258,14 @@ func (t *Turn) failOpen(reason string) {
 		})
 		delete(t.open, id)
 	}
+}
+
+// drain refuses new tool calls; the calls in flight finish.
+func (t *Turn) drain() {
+	t.mu.Lock()
+	t.draining = true
+	t.mu.Unlock()
+	t.running.Wait()
 }
 
 // end stops the turn's updates; whatever is emitted afterwards is dropped.
