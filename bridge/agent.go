@@ -2,9 +2,9 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
