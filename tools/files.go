@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -104,10 +103,6 @@ func (LocalFiles) WriteTextFile(ctx context.Context, path, content string) error
 // sniffLen is how much of a file decides whether it is binary (what git
 // and GNU grep look at, give or take).
 const sniffLen = 8000
-
-// ErrBinary is returned for files that look binary (a NUL byte, or bytes
-// that are not UTF-8, near the start).
-var ErrBinary = errors.New("binary file")
 
 // isBinary reports whether head, the start of a file, looks binary.
 func isBinary(head []byte) bool {
