@@ -19,13 +19,14 @@ import (
 
 // session is one active ACP session of a connection.
 type session struct {
-	agent   *Agent
-	conn    *conn
-	id      string
-	cwd     string
-	roots   []string // cwd first, then the additional directories
-	extra   []string // additional directories as the client sent them
-	created time.Time
+	agent    *Agent
+	conn     *conn
+	id       string
+	quotedID []byte // id as a JSON string
+	cwd      string
+	roots    []string // cwd first, then the additional directories
+	extra    []string // additional directories as the client sent them
+	created  time.Time
 
 	log *logWriter // nil without a state directory
 	mcp io.Closer  // the session's MCP connections, if any
@@ -53,15 +54,16 @@ var errBusy = acp.NewError(acp.CodeInvalidRequest, "session is busy: a prompt tu
 
 func newSession(a *Agent, c *conn, id, cwd string, extra []string, created time.Time) *session {
 	s := &session{
-		agent:   a,
-		conn:    c,
-		id:      id,
-		cwd:     cwd,
-		extra:   slices.Clone(extra),
-		roots:   append([]string{cwd}, extra...),
-		created: created,
-		mode:    *a.mode.Load(),
-		callIDs: map[string]struct{}{},
+		agent:    a,
+		conn:     c,
+		id:       id,
+		quotedID: quote(id),
+		cwd:      cwd,
+		extra:    slices.Clone(extra),
+		roots:    append([]string{cwd}, extra...),
+		created:  created,
+		mode:     *a.mode.Load(),
+		callIDs:  map[string]struct{}{},
 	}
 	s.remembered.Cwd = cwd
 	return s
@@ -101,7 +103,7 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
 	if s.log != nil {
 		s.log.appendRaw(evUpdate, raw)
 	}
-	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawNotification{SessionID: s.id, Update: raw}); err != nil {
+	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, updateParams(s.quotedID, raw)); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }
@@ -404,4 +406,9 @@ func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id stri
 		res = rawOutput(out.Result)
 	}
 	s.log.append(logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
+}
+
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
