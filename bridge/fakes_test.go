@@ -207,9 +207,17 @@ func counter(prefix string) func() string {
 // newTestAgent builds an agent over the test tools.
 func newTestAgent(tb testing.TB, loop bridge.Loop, stateDir string) *bridge.Agent {
 	tb.Helper()
+	a, err := buildTestAgent(loop, stateDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+func buildTestAgent(loop bridge.Loop, stateDir string) (*bridge.Agent, error) {
 	reg := registry.New()
 	if err := reg.SetGlobal(testTools()...); err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	return bridge.New(bridge.Options{
 		Loop:         loop,
@@ -220,5 +228,5 @@ func newTestAgent(tb testing.TB, loop bridge.Loop, stateDir string) *bridge.Agen
 		Now:          func() time.Time { return fixedNow },
 		NewSessionID: counter("sess"),
 		Logger:       discardLogger(),
-	})
+	}), nil
 }
