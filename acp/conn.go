@@ -97,7 +97,7 @@ func (c *Conn) start(routes Router) {
 		merged[k] = v
 	}
 	c.routes = merged
-	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}))
+	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, rpcHandler{c}, jsonrpc2.SetLogger(slogPrintf{c.log}))
 	close(c.ready)
 	go func() {
 		<-c.rpc.DisconnectNotify()
@@ -173,9 +173,16 @@ func closedErr(err error) error {
 	return err
 }
 
-// Handle implements jsonrpc2.Handler. It runs on the read goroutine, so everything here (and
-// every route's start function) happens in arrival order; slow work runs on goroutines.
-func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+// rpcHandler adapts a Conn to jsonrpc2.Handler without exporting Handle.
+type rpcHandler struct{ c *Conn }
+
+func (h rpcHandler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	h.c.handle(req)
+}
+
+// handle runs on the read goroutine, so everything here (and every route's start function)
+// happens in arrival order; slow work runs on goroutines.
+func (c *Conn) handle(req *jsonrpc2.Request) {
 	<-c.ready
 	params := c.stream.unstash(req.Params)
 	if req.Notif {
