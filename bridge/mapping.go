@@ -84,14 +84,7 @@ func (f clientFeatures) mapCard(cwd string, oc *openCall, card presentation.Card
 			if !oc.streamed && c.Output != "" {
 				m.preChunk = metaJSON(map[string]any{"terminal_output": map[string]any{"terminal_id": oc.id, "data": c.Output}})
 			}
-			exit := map[string]any{"terminal_id": oc.id, "exit_code": nil, "signal": nil}
-			if c.ExitCode != nil {
-				exit["exit_code"] = *c.ExitCode
-			}
-			if c.Signal != "" {
-				exit["signal"] = c.Signal
-			}
-			m.meta = metaJSON(map[string]any{"terminal_exit": exit})
+			m.meta = terminalExit(oc.id, c.ExitCode, c.Signal)
 		default:
 			// Tier 3: a fenced console block.
 			m.content = []acp.ToolCallContent{acp.ToolText(presentation.ConsoleFallback(c))}
@@ -99,8 +92,26 @@ func (f clientFeatures) mapCard(cwd string, oc *openCall, card presentation.Card
 	case *presentation.GenericCard:
 		m.title = relTitle(cwd, c.Title)
 		m.content = f.mapContent(c.Content)
+		if oc.terminal {
+			// A display terminal was announced but the command never ran
+			// (denied, invalid arguments): close it, so the client does not
+			// show it running forever.
+			m.meta = terminalExit(oc.id, nil, "")
+		}
 	}
 	return m
+}
+
+// terminalExit is the _meta that ends a tier-2 display terminal.
+func terminalExit(id string, code *int, signal string) acp.Meta {
+	exit := map[string]any{"terminal_id": id, "exit_code": nil, "signal": nil}
+	if code != nil {
+		exit["exit_code"] = *code
+	}
+	if signal != "" {
+		exit["signal"] = signal
+	}
+	return metaJSON(map[string]any{"terminal_exit": exit})
 }
 
 // mapContent wraps provider-neutral content blocks as ACP tool-call

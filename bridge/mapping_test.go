@@ -55,6 +55,7 @@ func TestGoldenCardMapping(t *testing.T) {
 		{"terminal_tier3_backticks", plain, bridge.CallState{ID: "c1"}, ok},
 		{"generic", plain, bridge.CallState{ID: "c1"}, generic},
 		{"generic_empty", plain, bridge.CallState{ID: "c1"}, &presentation.GenericCard{}},
+		{"generic_after_tier2_announce", withMeta, bridge.CallState{ID: "c1", Tier2: true}, &presentation.GenericCard{Content: []presentation.Content{presentation.Text("denied")}}},
 	}
 	v, schemaErr := acptest.LoadValidator()
 	for _, tc := range cases {

@@ -249,13 +249,17 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result,
 func (t *Turn) failOpen(reason string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for id := range t.open {
+	for id, oc := range t.open {
 		st := acp.ToolCallFailed
-		t.sendLocked(&acp.ToolCallUpdate{
+		u := &acp.ToolCallUpdate{
 			ToolCallID: id,
 			Status:     &st,
 			Content:    []acp.ToolCallContent{acp.ToolText(reason)},
-		})
+		}
+		if oc.terminal {
+			u.Meta = terminalExit(id, nil, "")
+		}
+		t.sendLocked(u)
 		delete(t.open, id)
 	}
 }
