@@ -1,13 +1,13 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/sessionlog"
@@ -134,8 +134,8 @@ func (s *session) restore(recs []sessionlog.Record) {
 
 // messageNumber extracts N from a logged update's "messageId":"mN".
 func messageNumber(payload []byte) int {
-	const key = `"messageId":"m`
-	i := strings.Index(string(payload), key)
+	key := []byte(`"messageId":"m`)
+	i := bytes.Index(payload, key)
 	if i < 0 {
 		return 0
 	}
