@@ -168,7 +168,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 
 func closedErr(err error) error {
 	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return errClosed
+		return ErrClosed
 	}
 	return err
 }

@@ -249,7 +249,8 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	}{e.Code, e.Message, e.Data})
 }
 
-var errClosed = errors.New("acp: connection closed")
+// ErrClosed is returned by calls on a connection that has closed.
+var ErrClosed = errors.New("acp: connection closed")
 
 // idFromRequestID converts a $/cancel_request id into jsonrpc2's form.
 func idFromRequestID(id RequestID) (jsonrpc2.ID, bool) {
