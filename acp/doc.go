@@ -52,6 +52,11 @@
 // ReadTextFile, …). The client side is [ServeClient] with a [Client] implementation,
 // returning an [*AgentConn] (Initialize, NewSession, Prompt, Cancel, …).
 //
+// [Stdio] adapts os.Stdin/os.Stdout; [WithTap] observes every line in wire order (the test
+// recorder uses it); [WithRoutes] adds "_" extension methods. Known limits, inherited from
+// jsonrpc2 v0.2.3: a request with "id":null is treated as a notification, and negative
+// integer ids are rejected with -32600 (jsonrpc2 would echo them wrapped to uint64).
+//
 // Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
 // %w); it is converted to a JSON-RPC error once, at the edge.
 //
