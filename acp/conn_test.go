@@ -408,9 +408,7 @@ func TestConnOutboundCancel(t *testing.T) {
 	if len(a.cancels) != 1 {
 		t.Errorf("session/cancel found %d turns, want 1", len(a.cancels))
 	}
-	if err := c.Recorder.Validate(acptest.SchemaOrSkip(t)); err != nil {
-		t.Error(err)
-	}
+	acptest.CheckSchema(t, c.Recorder)
 }
 
 // TestConnUpdatesBeforeResponse: concurrent turns, each streaming updates and calling the
@@ -480,9 +478,7 @@ func TestConnUpdatesBeforeResponse(t *testing.T) {
 	if len(answered) != turns {
 		t.Errorf("%d prompts answered, want %d", len(answered), turns)
 	}
-	if err := c.Recorder.Validate(acptest.SchemaOrSkip(t)); err != nil {
-		t.Error(err)
-	}
+	acptest.CheckSchema(t, c.Recorder)
 }
 
 // TestConnClientErrors: error responses come back as *acp.Error with the peer's code.
@@ -505,9 +501,7 @@ func TestConnClientErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams || !strings.Contains(ae.Message, "s1 is busy") {
 		t.Fatalf("Prompt error %v, want -32602 with the handler's message", err)
 	}
-	if err := c.Recorder.Validate(acptest.SchemaOrSkip(t)); err != nil {
-		t.Error(err)
-	}
+	acptest.CheckSchema(t, c.Recorder)
 }
 
 // TestConnPanicIsAnswered: a panicking handler still gets exactly one (-32603) reply.

@@ -168,9 +168,7 @@ func TestClientServesEverything(t *testing.T) {
 	if len(lines) < 20 {
 		t.Errorf("only %d messages recorded", len(lines))
 	}
-	if err := c.Recorder.Validate(acptest.SchemaOrSkip(t)); err != nil {
-		t.Error(err)
-	}
+	acptest.CheckSchema(t, c.Recorder)
 }
 
 func TestPermissionPolicies(t *testing.T) {

@@ -16,5 +16,5 @@
 //	c := &acptest.Client{Permission: acptest.RejectOnce, FS: acptest.NewMemFS(nil)}
 //	conn := acptest.Connect(t, c, newAgent)
 //	... conn.Initialize / NewSession / Prompt ...
-//	if err := c.Recorder.Validate(acptest.SchemaOrSkip(t)); err != nil { t.Fatal(err) }
+//	acptest.CheckSchema(t, c.Recorder) // every message against its per-method $def
 package acptest

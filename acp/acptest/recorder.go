@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
 )
@@ -122,4 +123,22 @@ func abbreviate(b []byte) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+// CheckSchema validates every message r recorded and reports violations with t.Error. When the
+// schema file is absent it logs why the check was skipped and lets the rest of the test count
+// (unlike [SchemaOrSkip], which skips the whole test).
+func CheckSchema(t testing.TB, r *Recorder) {
+	t.Helper()
+	v, err := LoadValidator()
+	if errors.Is(err, ErrNoSchema) {
+		t.Logf("ACP schema checks skipped: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(v); err != nil {
+		t.Error(err)
+	}
 }
