@@ -4,7 +4,7 @@ BIN     := bin/dshd
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test bench fuzz interop demo fmt-check faults golden clean
+.PHONY: build test bench bench-table fuzz interop demo fmt-check faults golden clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/dshd
@@ -32,6 +32,15 @@ interop: build
 # printing a readable transcript.
 demo: build
 	$(GO) run ./cmd/dshd-demo --dshd $(BIN)
+
+# The fault suite: a hostile client, disconnects, kill -9 crashes and policy
+# attacks against the real binary (built by the tests themselves).
+faults:
+	$(GO) test -count=1 -timeout 15m -run 'Fault' ./e2e/
+
+# Reruns every benchmark and writes one table (bench/results.md).
+bench-table:
+	./scripts/bench-table.sh
 
 golden:
 	$(GO) test ./acp/... ./bridge/... ./presentation/... -run 'Golden|Transcript' -update
