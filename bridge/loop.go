@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -51,6 +52,16 @@ type ToolCall struct {
 	// They need not be valid: invalid JSON becomes an isError result the
 	// model can correct from.
 	Arguments json.RawMessage
+	// Parent, optional, is the token of the call on whose behalf this one
+	// is made (a subagent's calls name the task call that started it); it
+	// is recorded with the call's frozen identity.
+	Parent pipeline.Token
+	// Scope, optional, runs the call in a child scope of the session
+	// ("<session id>/<child>", for example a subagent whose tools were
+	// restricted with registry.Restrict). Policy, modes and asks are the
+	// session's. Empty, or a scope outside the session, means the session's
+	// own scope.
+	Scope string
 }
 
 // SessionInfo is what a loop may know about its session, for example to

@@ -385,3 +385,43 @@ func TestHostFiles(t *testing.T) {
 func policyAllow(tools ...string) (policy.RuleSet, error) {
 	return policy.ParseRuleSet(tools, nil, nil)
 }
+
+// TestChildScope: a call in a child scope ("<session>/<child>") sees the
+// child's restricted tools and still goes through the session's policy.
+func TestChildScope(t *testing.T) {
+	var results []registry.Result
+	var agent *bridge.Agent
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		child := turn.SessionInfo().ID + "/task-1"
+		if err := agent.Registry().Restrict(child, turn.SessionInfo().ID, registry.AllowOnly("noop", "edit_file")); err != nil {
+			return "", err
+		}
+		defer agent.Registry().RemoveScope(child)
+		for _, c := range []struct{ name, args string }{
+			{"noop", `{}`}, {"read_file", `{"path":"a.go"}`}, {"edit_file", `{"path":"a.go","new":"x"}`},
+		} {
+			results = append(results, turn.Execute(ctx, bridge.ToolCall{ID: c.name, Name: c.name, Scope: child, Arguments: json.RawMessage(c.args)}))
+		}
+		return acp.StopEndTurn, nil
+	})
+	agent = newTestAgent(t, loop, "")
+	client := &acptest.Client{Permission: acptest.RejectOnce}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	sid := newSession(t, conn, "/ws/project")
+	results = nil
+	if _, err := prompt(conn, sid, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 {
+		t.Fatalf("%d results", len(results))
+	}
+	if results[0].IsError {
+		t.Errorf("noop in the child scope: %+v", results[0])
+	}
+	if !results[1].IsError || results[1].Error.Code != registry.CodeUnknownTool {
+		t.Errorf("read_file is not visible to the child: %+v", results[1])
+	}
+	if !results[2].IsError || results[2].Error.Code != registry.CodeDenied {
+		t.Errorf("edit_file in the child must ask the session's user (who rejects): %+v", results[2])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -139,9 +140,13 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	defer context.AfterFunc(t.ctx, cancel)()
 	s := t.sess
 
+	scope := s.id
+	if strings.HasPrefix(call.Scope, s.id+"/") {
+		scope = call.Scope
+	}
 	id := s.claimCallID(call.ID)
-	def, _ := s.agent.registry.Lookup(s.id, call.Name)
-	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: s.id}
+	def, _ := s.agent.registry.Lookup(scope, call.Name)
+	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: scope}
 	view := s.callView(def, pc)
 
 	kind := acp.ToolKindOther
@@ -178,7 +183,8 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		Tool:      call.Name,
 		Arguments: call.Arguments,
 		CallID:    id,
-		Scope:     s.id,
+		Parent:    call.Parent,
+		Scope:     scope,
 		Approver:  &approver{turn: t, call: oc, view: view},
 		OnStart: func(*pipeline.Execution) {
 			st := acp.ToolCallInProgress
@@ -189,7 +195,11 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	s.logToolEvents(out.Execution, call, id, out)
 
 	var card presentation.Card
-	if def != nil && def.PresentResult != nil && out.Execution != nil && !res.IsError {
+	// The tool's presenter sees every result its body produced, failures
+	// included (a command that exited 2 still has its terminal card);
+	// pipeline failures (unknown tool, invalid arguments, denials) show
+	// their message.
+	if def != nil && def.PresentResult != nil && out.Execution != nil && out.Dispatched {
 		if v := safePresentResult(def, out.Execution, res); v != nil {
 			card = v.Card
 		}
