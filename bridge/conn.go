@@ -49,7 +49,9 @@ type conn struct {
 // durable and its MCP servers stopped).
 func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	c := &conn{agent: a, sessions: map[string]*session{}, afterReply: map[string]func(){}, ready: make(chan struct{})}
-	ac := acp.Serve(ctx, rwc, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
+	out := newCoalescer(rwc)
+	defer out.Close()
+	ac := acp.Serve(ctx, out, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
 	c.rpc = ac
 	close(c.ready)
 	select {
