@@ -80,14 +80,6 @@ type SessionInfo struct {
 	Title string
 }
 
-// The methods of Turn are the loop's whole view of the bridge. They are safe
-// for concurrent use (a loop may run several tool calls at once) and must
-// not be used after Turn has returned.
-//
-// Emitters (Text, Message, Thought, Plan, Usage) never fail: when the
-// connection is gone the turn's context is cancelled, and the emitted
-// update is dropped.
-
 // SessionInfo returns the session's identity, roots and current mode. The
 // mode may change during the turn (session/set_mode may arrive mid-turn).
 func (t *Turn) SessionInfo() SessionInfo { return t.sess.info() }

@@ -16,10 +16,17 @@ import (
 	"github.com/dsh-tools/dshd/registry"
 )
 
-// Turn is one prompt turn of a session, handed to [Loop.Turn]. It is the
-// turn's single writer: every update of the turn goes through it, and once
-// the prompt is answered it drops everything, so no update of a turn ever
-// follows its response.
+// Turn is one prompt turn of a session, handed to [Loop.Turn]; its methods
+// are the loop's whole view of the bridge. They are safe for concurrent use
+// (a loop may run several tool calls at once). After Loop.Turn has returned
+// they do nothing: Execute returns a CANCELLED result and emitted updates
+// are dropped.
+//
+// The Turn is the turn's single writer: every update of the turn goes
+// through it, and once the prompt is answered it drops everything, so no
+// update of a turn ever follows its response. Emitters (Text, Message,
+// Thought, Plan, Usage) never fail: when the connection is gone the turn's
+// context is cancelled and the update is dropped.
 type Turn struct {
 	sess    *session
 	ctx     context.Context
