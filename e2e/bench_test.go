@@ -1,0 +1,334 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+)
+
+// Every benchmark here has a sub-benchmark per side: "dshd" is the real
+// daemon, the others are references measured in the same run (the bare
+// echo process over the same pipes is the floor). scripts/bench-table.sh
+// prints the ratios.
+
+const initializeLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n"
+
+// lineConn is a raw newline-delimited JSON connection to a process, for
+// measurements that must not include a client library's cost.
+type lineConn struct {
+	p  *proc
+	in *bufio.Reader
+}
+
+func newLineConn(p *proc) *lineConn {
+	return &lineConn{p: p, in: bufio.NewReaderSize(p.stdout, 1<<20)}
+}
+
+func (c *lineConn) send(tb testing.TB, line string) {
+	if _, err := io.WriteString(c.p.stdin, line); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// untilID reads lines until the response carrying the JSON id text.
+func (c *lineConn) untilID(tb testing.TB, id string) []byte {
+	want := []byte(`"id":` + id + `,`)
+	for {
+		line, err := c.in.ReadBytes('\n')
+		if err != nil {
+			tb.Fatalf("reading the response %s: %v", id, err)
+		}
+		if bytesContains(line, want) {
+			return line
+		}
+	}
+}
+
+func bytesContains(b, sub []byte) bool { return len(sub) <= len(b) && indexOf(b, sub) >= 0 }
+
+func indexOf(b, sub []byte) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if string(b[i:i+len(sub)]) == string(sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// median reports the median of samples as the p50-ns metric.
+func reportMedian(b *testing.B, samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	b.ReportMetric(float64(samples[len(samples)/2].Nanoseconds()), "p50-ns")
+}
+
+// benchTarget is one side of a start-up or session/new benchmark.
+type benchTarget struct {
+	name  string
+	start func(b *testing.B, f *fixture) *proc
+}
+
+var startTargets = []benchTarget{
+	{"echo", func(b *testing.B, f *fixture) *proc {
+		p, err := spawn(echoBin, f.ws, f.env())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}},
+	{"dshd", func(b *testing.B, f *fixture) *proc {
+		p, err := spawn(dshdBin, f.ws, f.env(), "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}},
+}
+
+// BenchmarkStartup measures process start → initialize response over real
+// pipes (target: 10 ms for dshd on a 2-core machine); p50-ns is the median
+// of the iterations. The process is then closed outside the timer.
+func BenchmarkStartup(b *testing.B) {
+	for _, target := range startTargets {
+		b.Run(target.name, func(b *testing.B) {
+			f := newFixture(b, script{Turns: []turn{{Responses: []response{{Text: "hi"}}}}})
+			samples := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				p := target.start(b, f)
+				c := newLineConn(p)
+				c.send(b, initializeLine)
+				c.untilID(b, "0")
+				samples = append(samples, time.Since(start))
+				b.StopTimer()
+				_ = p.stdin.Close()
+				if !p.waitExit(5 * time.Second) {
+					p.kill()
+					b.Fatalf("%s did not exit after stdin closed", target.name)
+				}
+				b.StartTimer()
+			}
+			reportMedian(b, samples)
+		})
+	}
+}
+
+// BenchmarkSessionNew measures one session/new round trip on a running,
+// initialized process (target: 2 ms for dshd without MCP servers).
+func BenchmarkSessionNew(b *testing.B) {
+	for _, target := range startTargets {
+		b.Run(target.name, func(b *testing.B) {
+			f := newFixture(b, script{Turns: []turn{{Responses: []response{{Text: "hi"}}}}})
+			p := target.start(b, f)
+			defer p.kill()
+			c := newLineConn(p)
+			c.send(b, initializeLine)
+			c.untilID(b, "0")
+			samples := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 1; i <= b.N; i++ {
+				start := time.Now()
+				c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", i, f.ws))
+				c.untilID(b, fmt.Sprint(i))
+				samples = append(samples, time.Since(start))
+			}
+			b.StopTimer()
+			reportMedian(b, samples)
+		})
+	}
+}
+
+// leanClient is a client that costs as little as possible: it counts
+// updates and answers every permission request by allowing once.
+type leanClient struct {
+	acp.UnimplementedClient
+	updates atomic.Int64
+	asks    atomic.Int64
+}
+
+func (c *leanClient) SessionUpdate(context.Context, *acp.SessionNotification) error {
+	c.updates.Add(1)
+	return nil
+}
+
+func (c *leanClient) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	c.asks.Add(1)
+	return &acp.RequestPermissionResponse{Outcome: acptest.AllowOnce(ctx, req)}, nil
+}
+
+func (p *proc) leanClient(tb testing.TB) (*leanClient, *acp.AgentConn) {
+	c := &leanClient{}
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := acp.ServeClient(ctx, p.rwc(), func(*acp.AgentConn) acp.Client { return c })
+	tb.Cleanup(func() {
+		cancel()
+		_ = conn.Close()
+	})
+	return c, conn
+}
+
+// callsScript is one turn of n calls of tool with args, in one model
+// response, then a closing text.
+func callsScript(n int, tool string, args any) script {
+	return script{Turns: []turn{{Responses: []response{
+		{ToolCalls: calls("c", n, tool, args)},
+		{Text: "done"},
+	}}}}
+}
+
+// readFixture is a fixture whose script reads a small file n times (reads
+// are allowed in the default mode).
+func readFixture(tb testing.TB, n int) *fixture {
+	f := newFixture(tb, callsScript(n, "read", map[string]any{"path": "small.txt"}))
+	if err := os.WriteFile(filepath.Join(f.ws, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// writeFixture is a fixture whose script writes the same small file n
+// times: every write asks in the default mode.
+func writeFixture(tb testing.TB, n int) *fixture {
+	return newFixture(tb, callsScript(n, "write", map[string]any{"path": "out.txt", "content": "same\n"}))
+}
+
+// runTurn opens a session and runs its one scripted turn.
+func runTurn(tb testing.TB, conn *acp.AgentConn, cwd string) string {
+	ctx := callCtx(tb, 5*time.Minute)
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp, err := prompt(ctx, conn, s.SessionID, "go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if resp.StopReason != acp.StopEndTurn {
+		tb.Fatalf("stop reason %s", resp.StopReason)
+	}
+	return s.SessionID
+}
+
+func initialize(tb testing.TB, conn *acp.AgentConn) {
+	if _, err := conn.Initialize(callCtx(tb, 20*time.Second), &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkTurn1000Calls runs one prompt turn of 1,000 tool calls through
+// the real binary: "allowed" reads a small file (allowed in the default
+// mode), "asked" writes one and the client allows every call once. The
+// in-process references are bridge's BenchmarkTurn1000Calls and
+// BenchmarkTurn1000CallsAsked. Each iteration is a new session (the
+// script's first turn); its session/new is timed too, a few ms per 1,000
+// calls.
+func BenchmarkTurn1000Calls(b *testing.B) {
+	for _, side := range []struct {
+		name string
+		f    func(testing.TB, int) *fixture
+	}{{"allowed", readFixture}, {"asked", writeFixture}} {
+		b.Run(side.name, func(b *testing.B) {
+			const n = 1000
+			f := side.f(b, n)
+			p := f.start(b)
+			c, conn := p.leanClient(b)
+			initialize(b, conn)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				runTurn(b, conn, f.ws)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(float64(c.asks.Load())/float64(b.N), "asks/op")
+			if hwm, err := procStatusKB(p.pid(), "VmHWM"); err == nil {
+				b.ReportMetric(float64(hwm)/1024, "peak-RSS-MB")
+			}
+		})
+	}
+}
+
+// BenchmarkMemory reports the daemon's peak RSS (VmHWM) idle (after
+// initialize and one session/new), after a turn of 1,000 tool calls, and
+// with 50 concurrent sessions each running a 1,000-call turn. "echo" is
+// the floor: the echo process's peak RSS after one round trip. Each
+// iteration is a fresh process; the metric is the largest peak seen.
+func BenchmarkMemory(b *testing.B) {
+	cases := []struct {
+		name string
+		run  func(b *testing.B) int64
+	}{
+		{"echo-idle", func(b *testing.B) int64 {
+			f := newFixture(b, script{})
+			p, err := spawn(echoBin, f.ws, f.env())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.kill()
+			c := newLineConn(p)
+			c.send(b, initializeLine)
+			c.untilID(b, "0")
+			return peakKB(b, p)
+		}},
+		{"idle", func(b *testing.B) int64 {
+			f := readFixture(b, 1)
+			p := f.start(b)
+			defer p.kill()
+			_, conn := p.leanClient(b)
+			open(b, conn, f.ws, acp.ClientCapabilities{})
+			return peakKB(b, p)
+		}},
+		{"turn1000", func(b *testing.B) int64 {
+			f := readFixture(b, 1000)
+			p := f.start(b)
+			defer p.kill()
+			_, conn := p.leanClient(b)
+			initialize(b, conn)
+			runTurn(b, conn, f.ws)
+			return peakKB(b, p)
+		}},
+		{"sessions50", func(b *testing.B) int64 {
+			f := readFixture(b, 1000)
+			p := f.start(b)
+			defer p.kill()
+			_, conn := p.leanClient(b)
+			initialize(b, conn)
+			var wg sync.WaitGroup
+			for range 50 {
+				wg.Go(func() { runTurn(b, conn, f.ws) })
+			}
+			wg.Wait()
+			return peakKB(b, p)
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var peak int64
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, c.run(b))
+			}
+			b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+		})
+	}
+}
+
+func peakKB(tb testing.TB, p *proc) int64 {
+	kb, err := procStatusKB(p.pid(), "VmHWM")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return kb
+}

@@ -1,0 +1,478 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+)
+
+// script is a script-provider file (model/script's format).
+type script struct {
+	Turns []turn `json:"turns"`
+}
+
+type turn struct {
+	Match     string     `json:"match,omitempty"`
+	Responses []response `json:"responses"`
+}
+
+type response struct {
+	DelayMs    int        `json:"delayMs,omitempty"`
+	Text       string     `json:"text,omitempty"`
+	ToolCalls  []toolCall `json:"toolCalls,omitempty"`
+	StopReason string     `json:"stopReason,omitempty"`
+}
+
+type toolCall struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Arguments    any    `json:"arguments,omitempty"`
+	RawArguments string `json:"rawArguments,omitempty"`
+}
+
+// calls returns n calls of the same tool with the same arguments.
+func calls(prefix string, n int, name string, args any) []toolCall {
+	out := make([]toolCall, n)
+	for i := range out {
+		out[i] = toolCall{ID: fmt.Sprintf("%s%d", prefix, i), Name: name, Arguments: args}
+	}
+	return out
+}
+
+// fixture is one isolated daemon environment: a project directory (the
+// sessions' cwd and the daemon's working directory), a state directory, a
+// home with empty XDG directories, and a script.
+type fixture struct {
+	dir    string
+	ws     string // the project: the daemon's and the sessions' cwd
+	state  string // --state-dir
+	home   string
+	script string // --script
+	config string // --config, when set
+}
+
+func newFixture(t testing.TB, s script) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	f := &fixture{
+		dir:    dir,
+		ws:     filepath.Join(dir, "ws"),
+		state:  filepath.Join(dir, "state"),
+		home:   filepath.Join(dir, "home"),
+		script: filepath.Join(dir, "script.json"),
+	}
+	for _, d := range []string{f.ws, f.state, f.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.writeScript(t, s)
+	return f
+}
+
+func (f *fixture) writeScript(t testing.TB, s script) {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// withConfig writes settings to a --config file of the fixture.
+func (f *fixture) withConfig(t testing.TB, settings string) {
+	t.Helper()
+	f.config = filepath.Join(f.dir, "settings.json")
+	if err := os.WriteFile(f.config, []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) env() []string {
+	env := []string{
+		"HOME=" + f.home,
+		"XDG_CONFIG_HOME=" + filepath.Join(f.home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(f.home, ".state"),
+		"PATH=" + os.Getenv("PATH"),
+		"LANG=C",
+	}
+	if v := os.Getenv("GORACE"); v != "" {
+		env = append(env, "GORACE="+v)
+	}
+	return env
+}
+
+// start spawns the daemon on the fixture.
+func (f *fixture) start(t testing.TB) *proc {
+	t.Helper()
+	args := []string{"--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn"}
+	if f.config != "" {
+		args = append(args, "--config", f.config)
+	}
+	return startProc(t, dshdBin, f.ws, f.env(), args...)
+}
+
+// proc is a spawned process with its stdio pipes.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *lockedBuffer
+	exited chan struct{} // closed once Wait returned
+	err    error         // Wait's error, valid after exited
+}
+
+func startProc(t testing.TB, bin, dir string, env []string, args ...string) *proc {
+	t.Helper()
+	p, err := spawn(bin, dir, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			if s := p.stderr.String(); s != "" {
+				t.Logf("stderr of %s (pid %d):\n%s", filepath.Base(bin), p.pid(), s)
+			}
+		}
+	})
+	return p
+}
+
+func spawn(bin, dir string, env []string, args ...string) (*proc, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	// Its own process group, as editors start agents.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// kill sends SIGKILL (if the process still runs) and waits for it.
+func (p *proc) kill() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// waitExit reports whether the process exited within d.
+func (p *proc) waitExit(d time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (p *proc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// rwc is the client's side of the process's stdio.
+func (p *proc) rwc() io.ReadWriteCloser { return acp.Stdio(p.stdout, p.stdin) }
+
+// client connects an acptest client to the process; the connection is
+// closed when the test ends.
+func (p *proc) client(t testing.TB, c *acptest.Client) *acp.AgentConn {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := c.Serve(ctx, p.rwc())
+	t.Cleanup(func() {
+		cancel()
+		_ = conn.Close()
+	})
+	return conn
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() > 4<<20 { // keep the head: a runaway logger must not eat the memory
+		return len(p), nil
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// callCtx bounds every protocol call of a test: a hang fails the test with
+// a message rather than timing the whole binary out.
+func callCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// open initializes the connection and creates a session in cwd.
+func open(t testing.TB, conn *acp.AgentConn, cwd string, caps acp.ClientCapabilities) string {
+	t.Helper()
+	ctx := callCtx(t, 20*time.Second)
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	return s.SessionID
+}
+
+func prompt(ctx context.Context, conn *acp.AgentConn, sid, text string) (*acp.PromptResponse, error) {
+	return conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text(text)}})
+}
+
+func setMode(t testing.TB, conn *acp.AgentConn, sid, mode string) {
+	t.Helper()
+	if _, err := conn.SetSessionMode(callCtx(t, 10*time.Second), &acp.SetSessionModeRequest{SessionID: sid, ModeID: mode}); err != nil {
+		t.Fatalf("session/set_mode %s: %v", mode, err)
+	}
+}
+
+// toolStatuses maps each tool call id of sid's updates to its last status.
+func toolStatuses(updates []acp.SessionNotification, sid string) map[string]acp.ToolCallStatus {
+	out := map[string]acp.ToolCallStatus{}
+	for _, n := range updates {
+		if n.SessionID != sid {
+			continue
+		}
+		switch u := n.Update.Value.(type) {
+		case *acp.ToolCall:
+			out[u.ToolCallID] = u.Status
+		case *acp.ToolCallUpdate:
+			if u.Status != nil {
+				out[u.ToolCallID] = *u.Status
+			} else if _, ok := out[u.ToolCallID]; !ok {
+				out[u.ToolCallID] = ""
+			}
+		}
+	}
+	return out
+}
+
+// agentText concatenates sid's agent_message_chunk texts.
+func agentText(updates []acp.SessionNotification, sid string) string {
+	var b strings.Builder
+	for _, n := range updates {
+		if n.SessionID != sid {
+			continue
+		}
+		if u, ok := n.Update.Value.(*acp.AgentMessageChunk); ok {
+			if tc, ok := u.Content.Value.(*acp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+	}
+	return b.String()
+}
+
+// /proc views of a process.
+
+// procStatusKB reads a "Key: N kB" line of /proc/<pid>/status.
+func procStatusKB(pid int, key string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			fields := strings.Fields(v)
+			if len(fields) == 0 {
+				break
+			}
+			return strconv.ParseInt(fields[0], 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, key)
+}
+
+// fdCount is the number of open file descriptors of pid.
+func fdCount(pid int) int {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}
+
+// threadCount is the number of OS threads of pid.
+func threadCount(pid int) int {
+	n, err := procStatusKB(pid, "Threads")
+	if err != nil {
+		return -1
+	}
+	return int(n)
+}
+
+// procInfo is the part of /proc/<pid>/stat the tests use.
+type procInfo struct {
+	pid, ppid, pgid int
+	state           byte
+	comm            string
+}
+
+func readStat(pid int) (procInfo, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procInfo{}, false
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open || end+2 >= len(s) {
+		return procInfo{}, false
+	}
+	fields := strings.Fields(s[end+2:])
+	if len(fields) < 3 {
+		return procInfo{}, false
+	}
+	info := procInfo{pid: pid, state: fields[0][0], comm: s[open+1 : end]}
+	info.ppid, _ = strconv.Atoi(fields[1])
+	info.pgid, _ = strconv.Atoi(fields[2])
+	return info, true
+}
+
+// allProcs lists the live (non-zombie) processes.
+func allProcs() []procInfo {
+	ents, _ := os.ReadDir("/proc")
+	var out []procInfo
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if info, ok := readStat(pid); ok && info.state != 'Z' && info.state != 'X' {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// descendants lists the live processes below pid.
+func descendants(pid int) []procInfo {
+	procs := allProcs()
+	children := map[int][]procInfo{}
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p)
+	}
+	var out []procInfo
+	queue := []int{pid}
+	for len(queue) > 0 {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c.pid)
+		}
+		queue = queue[1:]
+	}
+	return out
+}
+
+// inGroups lists the live processes whose process group is one of pgids.
+func inGroups(pgids map[int]bool) []procInfo {
+	var out []procInfo
+	for _, p := range allProcs() {
+		if pgids[p.pgid] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// eventually polls cond every 20 ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// snapshotTree returns every file under dir with its content (symlinks as
+// "-> target"), to prove that an attack changed nothing.
+func snapshotTree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(path)
+			out[rel] = "-> " + target
+		case info.IsDir():
+			out[rel+"/"] = ""
+		default:
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
