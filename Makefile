@@ -43,7 +43,7 @@ bench-table:
 	./scripts/bench-table.sh
 
 golden:
-	$(GO) test ./acp/... ./bridge/... ./presentation/... -run 'Golden|Transcript' -update
+	$(GO) test ./acp ./bridge ./presentation ./registry ./model/openai ./model/anthropic -update
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
