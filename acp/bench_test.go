@@ -45,9 +45,23 @@ type flatToolCallUpdate struct {
 	Locations     []flatLocation `json:"locations,omitzero"`
 }
 
+// reportCPU adds a cpu-ns/op metric (process CPU time per op), a figure that other processes
+// on the machine do not inflate; call it as defer reportCPU(b)().
+func reportCPU(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+// BenchmarkToolCallUpdateEncode is the union codec as encoding/json drives it: json.Marshal of
+// the wrapper. Compare with BenchmarkToolCallUpdateEncodeFlat.
 func BenchmarkToolCallUpdateEncode(b *testing.B) {
 	u := benchUpdate()
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := json.Marshal(u); err != nil {
 			b.Fatal(err)
@@ -62,8 +76,46 @@ func BenchmarkToolCallUpdateEncodeFlat(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := json.Marshal(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkToolCallUpdateEncodeDirect is the union codec alone: the wrapper's MarshalJSON,
+// without the validating compaction encoding/json v1 applies to every Marshaler's output.
+func BenchmarkToolCallUpdateEncodeDirect(b *testing.B) {
+	u := benchUpdate()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		out, err := u.MarshalJSON()
+		if err != nil {
+			b.Fatal(err)
+		}
+		encodeSink = out
+	}
+}
+
+var encodeSink []byte
+
+// precomputed is a json.Marshaler that does no work at all.
+type precomputed []byte
+
+func (p precomputed) MarshalJSON() ([]byte, error) { return p, nil }
+
+// BenchmarkToolCallUpdateEncodeFloor is the least json.Marshal can cost for any json.Marshaler
+// producing this update: v1 validates and compacts whatever MarshalJSON returns. It bounds
+// BenchmarkToolCallUpdateEncode from below.
+func BenchmarkToolCallUpdateEncodeFloor(b *testing.B) {
+	data, _ := json.Marshal(benchUpdate())
+	p := precomputed(data)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := json.Marshal(p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,6 +124,7 @@ func BenchmarkToolCallUpdateEncodeFlat(b *testing.B) {
 func BenchmarkToolCallUpdateDecode(b *testing.B) {
 	data, _ := json.Marshal(benchUpdate())
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		var u acp.SessionUpdate
 		if err := json.Unmarshal(data, &u); err != nil {
@@ -83,6 +136,7 @@ func BenchmarkToolCallUpdateDecode(b *testing.B) {
 func BenchmarkToolCallUpdateDecodeFlat(b *testing.B) {
 	data, _ := json.Marshal(benchUpdate())
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		var f flatToolCallUpdate
 		if err := json.Unmarshal(data, &f); err != nil {

@@ -115,7 +115,7 @@ func unknownContent(tag string, raw json.RawMessage) ContentVariant {
 
 // MarshalJSON implements [json.Marshaler].
 func (b ContentBlock) MarshalJSON() ([]byte, error) {
-	return marshalTagged("type", "ContentBlock", b.Value)
+	return appendContentBlock(make([]byte, 0, 64), b)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].

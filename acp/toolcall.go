@@ -128,7 +128,7 @@ func unknownToolCallContent(tag string, raw json.RawMessage) ToolCallContentVari
 
 // MarshalJSON implements [json.Marshaler].
 func (c ToolCallContent) MarshalJSON() ([]byte, error) {
-	return marshalTagged("type", "ToolCallContent", c.Value)
+	return appendToolCallContent(make([]byte, 0, initialCap), c)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].

@@ -11,6 +11,22 @@ type SessionNotification struct {
 	Meta      Meta          `json:"_meta,omitempty"`
 }
 
+// MarshalJSON implements [json.Marshaler]. It writes the whole notification in one buffer, so
+// encoding/json validates the tree once rather than once per nested union.
+func (n SessionNotification) MarshalJSON() ([]byte, error) {
+	dst := append(make([]byte, 0, initialCap), `{"sessionId":`...)
+	dst = appendString(dst, n.SessionID)
+	dst = append(dst, `,"update":`...)
+	dst, err := appendSessionUpdate(dst, n.Update)
+	if err != nil {
+		return nil, err
+	}
+	if dst, err = appendMeta(dst, n.Meta); err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
 // SessionUpdate is the "sessionUpdate"-tagged union streamed to the client. Value is one of
 // *UserMessageChunk, *AgentMessageChunk, *AgentThoughtChunk, *ToolCall, *ToolCallUpdate, *Plan,
 // *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
@@ -240,7 +256,7 @@ func unknownSessionUpdate(tag string, raw json.RawMessage) SessionUpdateVariant 
 
 // MarshalJSON implements [json.Marshaler].
 func (u SessionUpdate) MarshalJSON() ([]byte, error) {
-	return marshalTagged("sessionUpdate", "SessionUpdate", u.Value)
+	return appendSessionUpdate(make([]byte, 0, initialCap), u)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].

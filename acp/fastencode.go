@@ -1,0 +1,326 @@
+package acp
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The hot session/update shapes (tool calls, their content, text blocks, locations) are
+// encoded by hand into one buffer. encoding/json v1 re-scans and compacts the output of every
+// MarshalJSON it calls, so a union nested three deep was validated three times; writing the
+// whole tree here means encoding/json scans it once, at the outermost wrapper. The output is
+// byte-identical to what encoding/json produces for the same struct tags (the differential
+// tests in fastcodec_test.go hold it to that); rarer shapes fall back to encoding/json.
+
+// initialCap is the starting size of an encode buffer: a typical update fits without growing.
+const initialCap = 512
+
+// appendSessionUpdate appends u as JSON. Unknown variants are compacted (see appendRaw) so the
+// result is always compact, as encoding/json would make it.
+func appendSessionUpdate(dst []byte, u SessionUpdate) ([]byte, error) {
+	var err error
+	switch v := u.Value.(type) {
+	case *ToolCallUpdate:
+		if v == nil {
+			break
+		}
+		dst = append(dst, `{"sessionUpdate":"tool_call_update",`...)
+		return appendToolCallUpdateFields(dst, v)
+	case *ToolCall:
+		if v == nil {
+			break
+		}
+		dst = append(dst, `{"sessionUpdate":"tool_call","toolCallId":`...)
+		dst = appendString(dst, v.ToolCallID)
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, v.Title)
+		dst = appendOptString(dst, `,"name":`, v.Name)
+		if v.Kind != "" {
+			dst = append(dst, `,"kind":`...)
+			dst = appendString(dst, string(v.Kind))
+		}
+		if v.Status != "" {
+			dst = append(dst, `,"status":`...)
+			dst = appendString(dst, string(v.Status))
+		}
+		if dst, err = appendToolCallTail(dst, v.Content, v.Locations, v.RawInput, v.RawOutput, v.Meta); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
+	case *AgentMessageChunk:
+		if v == nil {
+			break
+		}
+		return appendChunk(dst, `{"sessionUpdate":"agent_message_chunk","content":`, v.Content, v.MessageID, v.Meta)
+	case *AgentThoughtChunk:
+		if v == nil {
+			break
+		}
+		return appendChunk(dst, `{"sessionUpdate":"agent_thought_chunk","content":`, v.Content, v.MessageID, v.Meta)
+	case *UserMessageChunk:
+		if v == nil {
+			break
+		}
+		return appendChunk(dst, `{"sessionUpdate":"user_message_chunk","content":`, v.Content, v.MessageID, v.Meta)
+	}
+	return appendTaggedGeneric(dst, "sessionUpdate", "SessionUpdate", u.Value)
+}
+
+// appendToolCallUpdateFields appends the members of v after an opening brace (and possibly a
+// tag member) and closes the object.
+func appendToolCallUpdateFields(dst []byte, v *ToolCallUpdate) ([]byte, error) {
+	dst = append(dst, `"toolCallId":`...)
+	dst = appendString(dst, v.ToolCallID)
+	dst = appendOptString(dst, `,"title":`, v.Title)
+	dst = appendOptString(dst, `,"name":`, v.Name)
+	if v.Kind != nil {
+		dst = append(dst, `,"kind":`...)
+		dst = appendString(dst, string(*v.Kind))
+	}
+	if v.Status != nil {
+		dst = append(dst, `,"status":`...)
+		dst = appendString(dst, string(*v.Status))
+	}
+	dst, err := appendToolCallTail(dst, v.Content, v.Locations, v.RawInput, v.RawOutput, v.Meta)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+// appendToolCallTail appends the members ToolCall and ToolCallUpdate share, in field order.
+func appendToolCallTail(dst []byte, content []ToolCallContent, locations []ToolCallLocation, rawInput, rawOutput json.RawMessage, meta Meta) ([]byte, error) {
+	var err error
+	if content != nil { // omitzero: nil is omitted, empty is []
+		dst = append(dst, `,"content":[`...)
+		for i, c := range content {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendToolCallContent(dst, c); err != nil {
+				return nil, err
+			}
+		}
+		dst = append(dst, ']')
+	}
+	if locations != nil {
+		dst = append(dst, `,"locations":[`...)
+		for i, l := range locations {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"path":`...)
+			dst = appendString(dst, l.Path)
+			if l.Line != nil {
+				dst = append(dst, `,"line":`...)
+				dst = strconv.AppendUint(dst, uint64(*l.Line), 10)
+			}
+			if dst, err = appendMeta(dst, l.Meta); err != nil {
+				return nil, err
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	if dst, err = appendRawMember(dst, `,"rawInput":`, rawInput); err != nil {
+		return nil, err
+	}
+	if dst, err = appendRawMember(dst, `,"rawOutput":`, rawOutput); err != nil {
+		return nil, err
+	}
+	return appendMeta(dst, meta)
+}
+
+// appendChunk appends a message chunk; prefix holds the tag and the "content" key.
+func appendChunk(dst []byte, prefix string, content ContentBlock, messageID *string, meta Meta) ([]byte, error) {
+	dst = append(dst, prefix...)
+	dst, err := appendContentBlock(dst, content)
+	if err != nil {
+		return nil, err
+	}
+	dst = appendOptString(dst, `,"messageId":`, messageID)
+	if dst, err = appendMeta(dst, meta); err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+func appendToolCallContent(dst []byte, c ToolCallContent) ([]byte, error) {
+	var err error
+	switch v := c.Value.(type) {
+	case *ToolCallDiff:
+		if v == nil {
+			break
+		}
+		dst = append(dst, `{"type":"diff","path":`...)
+		dst = appendString(dst, v.Path)
+		dst = appendOptString(dst, `,"oldText":`, v.OldText)
+		dst = append(dst, `,"newText":`...)
+		dst = appendString(dst, v.NewText)
+		if dst, err = appendMeta(dst, v.Meta); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
+	case *ToolCallContentBlock:
+		if v == nil {
+			break
+		}
+		dst = append(dst, `{"type":"content","content":`...)
+		if dst, err = appendContentBlock(dst, v.Content); err != nil {
+			return nil, err
+		}
+		if dst, err = appendMeta(dst, v.Meta); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
+	case *ToolCallTerminal:
+		if v == nil {
+			break
+		}
+		dst = append(dst, `{"type":"terminal","terminalId":`...)
+		dst = appendString(dst, v.TerminalID)
+		if dst, err = appendMeta(dst, v.Meta); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
+	}
+	return appendTaggedGeneric(dst, "type", "ToolCallContent", c.Value)
+}
+
+func appendContentBlock(dst []byte, b ContentBlock) ([]byte, error) {
+	if v, ok := b.Value.(*TextContent); ok && v != nil {
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = appendString(dst, v.Text)
+		var err error
+		if v.Annotations != nil {
+			dst = append(dst, `,"annotations":`...)
+			if dst, err = appendMarshal(dst, v.Annotations); err != nil {
+				return nil, err
+			}
+		}
+		if dst, err = appendMeta(dst, v.Meta); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
+	}
+	return appendTaggedGeneric(dst, "type", "ContentBlock", b.Value)
+}
+
+// appendTaggedGeneric is the fallback for variants without a hand-written encoder. Unknown
+// variants' raw payloads are compacted as encoding/json would compact them when they are
+// returned from a nested MarshalJSON.
+func appendTaggedGeneric(dst []byte, key, union string, v variant) ([]byte, error) {
+	body, err := marshalTagged(key, union, v)
+	if err != nil {
+		return nil, err
+	}
+	if _, unknown := v.(unknownVariant); unknown {
+		return appendRaw(dst, body)
+	}
+	return append(dst, body...), nil
+}
+
+// appendMarshal appends encoding/json's encoding of v (already compact and HTML-escaped).
+func appendMarshal(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendRaw appends raw JSON the way encoding/json emits a json.RawMessage: validated,
+// compacted and HTML-escaped.
+func appendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	return appendMarshal(dst, raw)
+}
+
+// appendRawMember appends key and raw unless raw is empty (`omitempty` on a json.RawMessage).
+func appendRawMember(dst []byte, key string, raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return dst, nil
+	}
+	return appendRaw(append(dst, key...), raw)
+}
+
+func appendMeta(dst []byte, meta Meta) ([]byte, error) {
+	return appendRawMember(dst, `,"_meta":`, meta)
+}
+
+// appendOptString appends key and *s unless s is nil (`omitempty` on a *string).
+func appendOptString(dst []byte, key string, s *string) []byte {
+	if s == nil {
+		return dst
+	}
+	return appendString(append(dst, key...), *s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// htmlSafe[b] reports whether ASCII byte b appears unescaped in a string encoding/json writes
+// with HTML escaping on (json.Marshal's default, which every MarshalJSON here inherits).
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		switch b {
+		case '"', '\\', '<', '>', '&':
+		default:
+			t[b] = true
+		}
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string exactly as json.Marshal writes it: short escapes for
+// \b \f \n \r \t, \u00XX for other control bytes and for < > &, \ufffd for each invalid UTF-8
+// byte, and \u2028 / \u2029 escaped.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if htmlSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
