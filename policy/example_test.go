@@ -47,3 +47,16 @@ func Example() {
 	// main.go                      ask   (rule "")
 	// bash(go build *) - Always allow `go build …` in this session
 }
+
+func ExampleConfine() {
+	roots := []string{"/work/project", "/work/shared"}
+	for _, p := range []string{"src/main.go", "../other/x", "/work/shared/doc.md", "~/.ssh/id_rsa"} {
+		abs, inside, err := policy.Confine(roots, p)
+		fmt.Println(abs, inside, err)
+	}
+	// Output:
+	// /work/project/src/main.go true <nil>
+	// /work/other/x false <nil>
+	// /work/shared/doc.md true <nil>
+	// /work/project/~/.ssh/id_rsa true <nil>
+}

@@ -6,19 +6,6 @@ import (
 	"github.com/dsh-tools/dshd/tools"
 )
 
-func ExampleConfine() {
-	roots := []string{"/work/project", "/work/shared"}
-	for _, p := range []string{"src/main.go", "../other/x", "/work/shared/doc.md", "~/.ssh/id_rsa"} {
-		abs, inside, err := tools.Confine(roots, p)
-		fmt.Println(abs, inside, err)
-	}
-	// Output:
-	// /work/project/src/main.go true <nil>
-	// /work/other/x false <nil>
-	// /work/shared/doc.md true <nil>
-	// /work/project/~/.ssh/id_rsa true <nil>
-}
-
 func ExampleApplyEdits() {
 	replaceAll := true
 	out, n, err := tools.ApplyEdits("a := 1\nb := a + 1\n", []tools.Edit{

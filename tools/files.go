@@ -165,8 +165,9 @@ func NumberLines(text string, first, maxLineBytes, maxBytes int) (out string, li
 }
 
 // absPath makes p absolute against cwd, lexically. Confinement and
-// symlinks are the guards' business ([Confine]); the tool then opens what
-// the kernel resolves.
+// symlinks are the guards' business (policy.Confine, applied by the
+// bridge before the body runs); the tool then opens what the kernel
+// resolves.
 func absPath(cwd, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

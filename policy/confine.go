@@ -1,4 +1,4 @@
-package tools
+package policy
 
 import (
 	"errors"
@@ -8,6 +8,11 @@ import (
 	"strings"
 	"syscall"
 )
+
+// Root confinement and protected paths: what a call may touch, decided on
+// the path the kernel would open, not on the text the model wrote. These
+// are the only implementations; the bridge's guards and the tools both use
+// them.
 
 // ErrSymlinkLoop is returned when resolving a path follows too many symbolic
 // links.
@@ -35,7 +40,7 @@ func Resolve(base, path string) (string, error) {
 		// symlinks in front of it are followed.
 		path = base + string(filepath.Separator) + path
 	}
-	rest := splitPath(path)
+	rest := pathComponents(path)
 	resolved := string(filepath.Separator)
 	hops := 0
 	missing := false // once a component is missing, the rest is lexical
@@ -75,7 +80,7 @@ func Resolve(base, path string) (string, error) {
 			if filepath.IsAbs(target) {
 				resolved = string(filepath.Separator)
 			}
-			rest = append(splitPath(target), rest...)
+			rest = append(pathComponents(target), rest...)
 		default:
 			resolved = next
 		}
@@ -83,7 +88,10 @@ func Resolve(base, path string) (string, error) {
 	return resolved, nil
 }
 
-func splitPath(p string) []string {
+// pathComponents splits a file system path at its separators; empty
+// components (a leading or doubled separator) are kept for the caller to
+// skip.
+func pathComponents(p string) []string {
 	return strings.Split(filepath.ToSlash(p), "/")
 }
 
@@ -114,12 +122,10 @@ func Confine(roots []string, path string) (abs string, inside bool, err error) {
 	return abs, false, nil
 }
 
-// within reports whether p is dir or below it (both clean and absolute).
+// within reports whether the clean absolute path p is dir or lies below it.
+// It compares bytes: "/a/bc" is not within "/a/b".
 func within(dir, p string) bool {
-	if p == dir {
-		return true
-	}
-	if dir == string(filepath.Separator) {
+	if p == dir || dir == string(filepath.Separator) {
 		return true
 	}
 	return strings.HasPrefix(p, dir+string(filepath.Separator))
@@ -131,25 +137,25 @@ func within(dir, p string) bool {
 // and anything inside or naming a ".git" component (repository internals,
 // hooks and config that run code). All are compared after [Resolve], so a
 // symlink or ".." cannot dodge the check; ".git" is matched
-// case-insensitively because macOS and Windows file systems are. A relative
-// path is resolved against the process's working directory; callers should
-// pass the absolute path from [Confine].
-func Protected(path string, stateDir string, policyFiles []string) bool {
-	base, _ := os.Getwd()
+// case-insensitively because macOS and Windows file systems are. A
+// relative path, and a relative entry of policyFiles, is resolved against
+// base (the session's working directory); an empty base means the
+// process's working directory. A path that cannot be resolved is
+// protected: it is not safe to write.
+func Protected(base, path, stateDir string, policyFiles []string) bool {
+	if base == "" {
+		base, _ = os.Getwd()
+	}
 	abs, err := Resolve(base, path)
 	if err != nil {
-		return true // an unresolvable path is not safe to write
+		return true
 	}
-	for _, comp := range splitPath(abs) {
+	for _, comp := range pathComponents(abs) {
 		if strings.EqualFold(comp, ".git") {
 			return true
 		}
 	}
-	protect := append([]string{}, policyFiles...)
-	if stateDir != "" {
-		protect = append(protect, stateDir)
-	}
-	for _, p := range protect {
+	for _, p := range append([]string{stateDir}, policyFiles...) {
 		if p == "" {
 			continue
 		}

@@ -1,4 +1,4 @@
-package tools
+package policy
 
 import (
 	"errors"
@@ -17,11 +17,13 @@ func TestConfine(t *testing.T) {
 		must(t, os.MkdirAll(d, 0o755))
 	}
 	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "file"), []byte("f"), 0o644))
 	must(t, os.Symlink(outside, filepath.Join(root, "out")))                          // dir link escaping
 	must(t, os.Symlink(filepath.Join(outside, "new"), filepath.Join(root, "dangle"))) // dangling, escaping
 	must(t, os.Symlink("sub", filepath.Join(root, "in")))                             // relative, inside
 	must(t, os.Symlink("../outside/secret", filepath.Join(root, "rel")))              // relative, escaping
 	must(t, os.Symlink("loop", filepath.Join(root, "loop")))
+	must(t, os.Symlink(root, filepath.Join(extra, "back"))) // additional root linking into the first
 	roots := []string{root, extra}
 
 	tests := []struct {
@@ -33,18 +35,23 @@ func TestConfine(t *testing.T) {
 	}{
 		{"relative", "sub/a.go", filepath.Join(root, "sub/a.go"), true, nil},
 		{"dot", ".", root, true, nil},
+		{"doubled separators", "sub//./a.go", filepath.Join(root, "sub/a.go"), true, nil},
 		{"dotdot escape", "../outside/secret", filepath.Join(outside, "secret"), false, nil},
 		{"dotdot hidden in middle", "sub/../../outside/x", filepath.Join(outside, "x"), false, nil},
 		{"dotdot stays inside", "sub/../a", filepath.Join(root, "a"), true, nil},
+		{"dotdot above the file system root", "/../../etc", "/etc", false, nil},
 		{"absolute inside", filepath.Join(root, "x"), filepath.Join(root, "x"), true, nil},
 		{"absolute outside", "/etc/passwd", "/etc/passwd", false, nil},
 		{"additional root", filepath.Join(extra, "f"), filepath.Join(extra, "f"), true, nil},
+		{"additional root linking back", filepath.Join(extra, "back", "f"), filepath.Join(root, "f"), true, nil},
 		{"prefix sibling is not inside", root + "x/f", root + "x/f", false, nil},
 		{"symlink dir escape", "out/secret", filepath.Join(outside, "secret"), false, nil},
 		{"dangling symlink escape", "dangle", filepath.Join(outside, "new"), false, nil},
 		{"relative symlink inside", "in/f", filepath.Join(root, "sub/f"), true, nil},
 		{"relative symlink escape", "rel", filepath.Join(outside, "secret"), false, nil},
 		{"dotdot after symlink follows target", "out/../root/x", filepath.Join(root, "x"), true, nil},
+		{"missing parent is lexical", "new/dir/../f", filepath.Join(root, "new/f"), true, nil},
+		{"file used as a directory", "file/x", filepath.Join(root, "file/x"), true, nil},
 		{"tilde is literal", "~/x", filepath.Join(root, "~/x"), true, nil},
 		{"fullwidth solidus is a name", "..\uFF0Foutside", filepath.Join(root, "..\uFF0Foutside"), true, nil},
 		{"division slash is a name", "..\u2215outside", filepath.Join(root, "..\u2215outside"), true, nil},
@@ -68,6 +75,15 @@ func TestConfine(t *testing.T) {
 			}
 		})
 	}
+	if _, _, err := Confine(nil, "x"); err == nil {
+		t.Error("Confine without roots: no error")
+	}
+	if _, err := Resolve("relative/base", "x"); err == nil {
+		t.Error("Resolve against a relative base: no error")
+	}
+	if _, err := Resolve(root, ""); err == nil {
+		t.Error("Resolve of an empty path: no error")
+	}
 }
 
 func TestProtected(t *testing.T) {
@@ -81,27 +97,35 @@ func TestProtected(t *testing.T) {
 	must(t, os.MkdirAll(state, 0o755))
 	must(t, os.Symlink(filepath.Join(repo, ".git"), filepath.Join(repo, "g")))
 	must(t, os.Symlink(settings, filepath.Join(repo, "s")))
-	policy := []string{settings}
+	must(t, os.Symlink(filepath.Join(state, "new.jsonl"), filepath.Join(repo, "dangle")))
+	must(t, os.Symlink("loop", filepath.Join(repo, "loop")))
+	policyFiles := []string{settings, "local.json"} // relative: against the session cwd
 
 	tests := []struct {
 		path string
 		want bool
 	}{
 		{filepath.Join(repo, "main.go"), false},
+		{"main.go", false},
 		{filepath.Join(repo, ".git", "config"), true},
+		{".git/config", true},
 		{filepath.Join(repo, ".git"), true},
 		{filepath.Join(repo, ".GIT", "hooks", "pre-commit"), true},
 		{filepath.Join(repo, "sub", ".git", "HEAD"), true},
 		{filepath.Join(repo, "g", "hooks", "x"), true}, // via symlink
 		{filepath.Join(repo, "s"), true},               // symlink to the settings file
+		{filepath.Join(repo, "dangle"), true},          // dangling symlink into the state dir
 		{filepath.Join(repo, "x", "..", ".dshd", "settings.json"), true},
 		{filepath.Join(repo, ".dshd", "other.json"), false},
 		{filepath.Join(repo, ".gitignore"), false},
+		{"local.json", true},
+		{filepath.Join(base, "local.json"), false},
 		{filepath.Join(state, "sessions", "a.jsonl"), true},
 		{state, true},
+		{"loop/x", true}, // unresolvable: not safe to write
 	}
 	for _, tt := range tests {
-		if got := Protected(tt.path, state, policy); got != tt.want {
+		if got := Protected(repo, tt.path, state, policyFiles); got != tt.want {
 			t.Errorf("Protected(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
@@ -111,6 +135,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add("a/../../b")
 	f.Add("~/x/./y//z")
 	f.Add("/abs/../..")
+	f.Add("..\uFF0F..")
 	f.Fuzz(func(t *testing.T, p string) {
 		if p == "" {
 			return
