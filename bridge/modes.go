@@ -137,7 +137,7 @@ func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.Pre
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
-		abs, in, err := confine(s.cwd, s.roots, subj.Value)
+		abs, in, err := policy.Confine(s.roots, subj.Value)
 		if err != nil {
 			return pipeline.Deny(fmt.Sprintf("cannot resolve the path %q: %v", subj.Value, err))
 		}
@@ -204,7 +204,7 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 		if subj.Kind != registry.SubjectPath || !subj.Writes {
 			continue
 		}
-		if protectedPath(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
+		if policy.Protected(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
 			return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
 		}
 	}

@@ -30,17 +30,6 @@ func relPath(cwd, p string) string {
 	return rel
 }
 
-// inside reports whether the clean absolute path p is root or below it.
-func inside(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
-}
-
 // relTitle rewrites every absolute path inside cwd that appears in a card
 // title as a cwd-relative one ("Edit /home/u/proj/main.go" → "Edit
 // main.go"). A path only counts when it starts the title or follows a
