@@ -31,6 +31,10 @@ type Spec[A any] struct {
 	// Subjects, optional, names what the call touches for policy. Invalid
 	// arguments have no subjects: such a call fails before it does anything.
 	Subjects func(call Call, args A) []Subject
+	// Preview, optional, shows what the call would do before it is
+	// allowed (see [Definition.Preview]). It must not change anything.
+	// Invalid arguments have no preview.
+	Preview func(ctx context.Context, call Call, args A) (*presentation.ResultView, error)
 }
 
 // Define builds a typed tool. The Args struct A is the single source of
@@ -150,6 +154,15 @@ func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args 
 				return nil
 			}
 			return f(call, a)
+		}
+	}
+	if f := spec.Preview; f != nil {
+		d.Preview = func(ctx context.Context, call Call) (*presentation.ResultView, error) {
+			a, err := decode(call.Arguments())
+			if err != nil {
+				return nil, err
+			}
+			return f(ctx, call, a)
 		}
 	}
 	if err := checkDefinition(d); err != nil {

@@ -405,8 +405,14 @@ func TestTypedHooks(t *testing.T) {
 			return &presentation.ResultView{Card: &presentation.GenericCard{Title: a.Path}}
 		},
 		Subjects: func(_ Call, a readArgs) []Subject { return []Subject{{Kind: SubjectPath, Value: a.Path}} },
+		Preview: func(_ context.Context, _ Call, a readArgs) (*presentation.ResultView, error) {
+			return &presentation.ResultView{Card: &presentation.GenericCard{Title: "preview " + a.Path}}, nil
+		},
 	}, nop[readArgs])
 	ok := fakeCall{`{"path":"/x"}`}
+	if v, err := d.Preview(context.Background(), ok); err != nil || v == nil || v.Card.(*presentation.GenericCard).Title != "preview /x" {
+		t.Errorf("Preview: %+v, %v", v, err)
+	}
 	if v := d.PresentCall(ok); v.Title != "Read /x" {
 		t.Errorf("PresentCall: %+v", v)
 	}
@@ -423,8 +429,12 @@ func TestTypedHooks(t *testing.T) {
 	if d.PresentResult(bad, Result{}) != nil || d.Subjects(bad) != nil {
 		t.Error("hooks ran on invalid arguments")
 	}
+	var argsErr *ToolArgsError
+	if v, err := d.Preview(context.Background(), bad); v != nil || !errors.As(err, &argsErr) {
+		t.Errorf("Preview of invalid args: %+v, %v; want no view and a *ToolArgsError", v, err)
+	}
 	plain := MustDefine(Spec[readArgs]{Name: "read", Description: "Read."}, nop[readArgs])
-	if plain.PresentCall != nil || plain.PresentResult != nil || plain.Subjects != nil {
+	if plain.PresentCall != nil || plain.PresentResult != nil || plain.Subjects != nil || plain.Preview != nil {
 		t.Error("absent hooks became non-nil")
 	}
 }

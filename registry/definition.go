@@ -76,6 +76,13 @@ type Definition struct {
 	// Subjects, optional, names what the call touches, for permission
 	// rules, root confinement and remembered grants.
 	Subjects func(call Call) []Subject
+	// Preview, optional, shows what the call would do before it is
+	// allowed: the diff an edit would make, computed without writing
+	// anything. The bridge shows it in the permission request. ctx is the
+	// execution's context (the host is attached, as for Execute). A nil
+	// view or an error means "no preview": it never blocks the ask, and
+	// the call reports its own failure when it runs.
+	Preview func(ctx context.Context, call Call) (*presentation.ResultView, error)
 
 	// spec is the derived SchemaSpec of a typed definition; nil for a raw one.
 	spec *SchemaProp

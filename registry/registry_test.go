@@ -111,6 +111,9 @@ func TestSchemasIsAnAllowlist(t *testing.T) {
 		PresentCall:   func(Call, readArgs) presentation.CallView { return presentation.CallView{Title: "SECRET"} },
 		PresentResult: func(Call, readArgs, Result) *presentation.ResultView { return nil },
 		Subjects:      func(Call, readArgs) []Subject { return nil },
+		Preview: func(context.Context, Call, readArgs) (*presentation.ResultView, error) {
+			return &presentation.ResultView{Card: &presentation.GenericCard{Title: "SECRET"}}, nil
+		},
 	}, nop[readArgs])
 	r := New()
 	if err := r.SetGlobal(d); err != nil {
@@ -137,7 +140,7 @@ func TestSchemasIsAnAllowlist(t *testing.T) {
 	if want := []string{"description", "name", "parameters", "title"}; !slices.Equal(keys, want) {
 		t.Errorf("wire keys %v, want %v", keys, want)
 	}
-	for _, leak := range []string{"1234", "SECRET", "kind", "timeout", "execute", "present", "subjects"} {
+	for _, leak := range []string{"1234", "SECRET", "kind", "timeout", "execute", "present", "subjects", "preview"} {
 		if strings.Contains(strings.ToLower(string(b)), strings.ToLower(leak)) {
 			t.Errorf("%q leaked into %s", leak, b)
 		}
