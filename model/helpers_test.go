@@ -1,0 +1,261 @@
+package model_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// mustScript parses a script or fails the test.
+func mustScript(t testing.TB, text string) *script.Script {
+	t.Helper()
+	s, err := script.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	return s
+}
+
+// recorder wraps a provider and keeps every request it was sent.
+type recorder struct {
+	llm.Provider
+	mu      sync.Mutex
+	reqs    []*llm.Request
+	started chan struct{} // closed at the first request, if non-nil
+}
+
+func (r *recorder) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
+	cp := *req
+	cp.Messages = append([]llm.Message(nil), req.Messages...)
+	r.mu.Lock()
+	r.reqs = append(r.reqs, &cp)
+	if len(r.reqs) == 1 && r.started != nil {
+		close(r.started)
+	}
+	r.mu.Unlock()
+	return r.Provider.Stream(ctx, req, emit)
+}
+
+func (r *recorder) requests() []*llm.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*llm.Request(nil), r.reqs...)
+}
+
+// lookArgs are the arguments of the test tools.
+type lookArgs struct {
+	Path string `json:"path" desc:"a path"`
+}
+
+// testTools are a read-only tool (look) and a mutating one (poke); both
+// record the order in which they ran.
+type testTools struct {
+	mu    sync.Mutex
+	order []string
+	// gate, when set, makes look calls wait until n of them run at once.
+	gate *gate
+}
+
+type gate struct {
+	n       int
+	mu      sync.Mutex
+	arrived int
+	open    chan struct{}
+}
+
+func newGate(n int) *gate { return &gate{n: n, open: make(chan struct{})} }
+
+// wait blocks until n callers arrived or ctx ends; it reports whether the
+// gate opened (all n ran concurrently).
+func (g *gate) wait(ctx context.Context) bool {
+	g.mu.Lock()
+	g.arrived++
+	if g.arrived == g.n {
+		close(g.open)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.open:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (tt *testTools) defs() []*registry.Definition {
+	record := func(name, path string) {
+		tt.mu.Lock()
+		tt.order = append(tt.order, name+":"+path)
+		tt.mu.Unlock()
+	}
+	look := registry.MustDefine(registry.Spec[lookArgs]{Name: "look", Description: "Look at a path.\nSecond line.", Kind: presentation.KindRead},
+		func(ctx context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
+			if tt.gate != nil && !tt.gate.wait(ctx) {
+				return registry.ErrorResult(registry.CodeToolError, "not concurrent"), nil
+			}
+			record("look", a.Path)
+			return registry.TextResult("looked at " + a.Path), nil
+		})
+	poke := registry.MustDefine(registry.Spec[lookArgs]{Name: "poke", Description: "Change a path.", Kind: presentation.KindEdit},
+		func(_ context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
+			record("poke", a.Path)
+			return registry.TextResult("poked " + a.Path), nil
+		})
+	return []*registry.Definition{look, poke}
+}
+
+func (tt *testTools) ran() []string {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return append([]string(nil), tt.order...)
+}
+
+// harness is a bridge agent running a model.Loop, with a test client
+// connected over an in-memory pipe.
+type harness struct {
+	t      *testing.T
+	loop   *model.Loop
+	agent  *bridge.Agent
+	client *acptest.Client
+	conn   *acp.AgentConn
+	cwd    string
+}
+
+type harnessOptions struct {
+	provider llm.Provider
+	opts     model.Options
+	stateDir string
+	tools    *testTools
+	mode     string
+	perm     acptest.PermissionPolicy
+}
+
+func newHarness(t *testing.T, ho harnessOptions) *harness {
+	t.Helper()
+	reg := registry.New()
+	if ho.tools == nil {
+		ho.tools = &testTools{}
+	}
+	if err := reg.SetGlobal(ho.tools.defs()...); err != nil {
+		t.Fatal(err)
+	}
+	o := ho.opts
+	o.Provider = ho.provider
+	o.Registry = reg
+	o.Logger = quiet()
+	loop := model.New(o)
+	agent := bridge.New(bridge.Options{
+		Loop: loop, Registry: reg, StateDir: ho.stateDir, Prompt: loop.PromptCapabilities(),
+		Logger: quiet(), DefaultMode: ho.mode,
+	})
+	agentEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = agent.Serve(ctx, agentEnd)
+	}()
+	cl := &acptest.Client{Permission: ho.perm}
+	conn := cl.Serve(ctx, clientEnd)
+	t.Cleanup(func() {
+		cancel()
+		_ = conn.Close()
+		<-served
+		<-conn.Done()
+	})
+	h := &harness{t: t, loop: loop, agent: agent, client: cl, conn: conn, cwd: t.TempDir()}
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return h
+}
+
+func (h *harness) newSession() string {
+	h.t.Helper()
+	s, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: h.cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		h.t.Fatalf("session/new: %v", err)
+	}
+	return s.SessionID
+}
+
+func (h *harness) prompt(ctx context.Context, session string, blocks ...acp.ContentBlock) (acp.StopReason, error) {
+	resp, err := h.conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: blocks})
+	if err != nil {
+		return "", err
+	}
+	return resp.StopReason, nil
+}
+
+// validate checks every message of the connection against the schema.
+func (h *harness) validate() {
+	h.t.Helper()
+	if err := h.client.Recorder.Validate(acptest.SchemaOrSkip(h.t)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// texts returns the agent message and thought text of the session's
+// updates, in order.
+func (h *harness) texts() (message, thought string) {
+	for _, n := range h.client.Updates() {
+		switch u := n.Update.Value.(type) {
+		case *acp.AgentMessageChunk:
+			if tc, ok := u.Content.Value.(*acp.TextContent); ok {
+				message += tc.Text
+			}
+		case *acp.AgentThoughtChunk:
+			if tc, ok := u.Content.Value.(*acp.TextContent); ok {
+				thought += tc.Text
+			}
+		}
+	}
+	return message, thought
+}
+
+// toolResults returns the tool results of a request's last message.
+func toolResults(req *llm.Request) []*llm.ToolResult {
+	if len(req.Messages) == 0 {
+		return nil
+	}
+	var out []*llm.ToolResult
+	for _, p := range req.Messages[len(req.Messages)-1].Parts {
+		if r, ok := p.(*llm.ToolResult); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func resultText(r *llm.ToolResult) string {
+	var s string
+	for _, p := range r.Content {
+		if t, ok := p.(*llm.Text); ok {
+			s += t.Text
+		}
+	}
+	return s
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
