@@ -1,6 +1,25 @@
 // Package model is dshd's built-in agent side: the loop that drives a
 // language model through the bridge, and its providers.
 //
+// [Loop] implements [bridge.Loop] over an [llm.Provider]. Each prompt turn
+// it rebuilds the conversation from the records it stored earlier with
+// [bridge.Turn.Remember] (so a loaded or resumed session continues where
+// it was, even in another daemon), turns the prompt's content blocks into
+// model context ([PromptMessage]: text, resource links and selections
+// such as file:///abs#L10:20, embedded files, images when the provider
+// takes them), and then repeats: send the system prompt ([SystemPrompt]:
+// working directory, roots, mode, tools), the history and the tool
+// schemas; stream text and reasoning deltas to the editor as they arrive;
+// run the response's tool calls through [bridge.Turn.Execute] (read-only
+// ones concurrently, the others in order); hand the results back. It stops
+// when a response has no tool calls (its stop reason mapped to ACP's),
+// when the request cap is hit (max_turn_requests) or when the editor
+// cancels. A model error after something was shown ends the turn with a
+// visible message; before that it fails the prompt.
+//
+// The loop also offers the `model` config option (see
+// [Loop.SessionConfigOptions]); the bridge offers `mode`.
+//
 // The provider half lives in subpackages that do not depend on the bridge:
 //
 //   - [github.com/dsh-tools/dshd/model/llm]: the provider-neutral request,
@@ -11,8 +30,6 @@
 //     streaming, with thinking blocks sent back unchanged.
 //   - [github.com/dsh-tools/dshd/model/script]: the scripted model, including
 //     the embedded demo script used when no provider is configured.
-//   - [github.com/dsh-tools/dshd/model/providers]: builds one of the above
-//     from the daemon's flags and environment.
 //
 // Shared plumbing (the SSE reader, retries, the idle-read watchdog) is in
 // model/internal and is not part of the API.
