@@ -120,6 +120,15 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
+	if v, ok := fastContentBlock(data); ok {
+		b.Value = v
+		return nil
+	}
+	return b.unmarshalGeneric(data)
+}
+
+// unmarshalGeneric is UnmarshalJSON without the fast path.
+func (b *ContentBlock) unmarshalGeneric(data []byte) error {
 	return unmarshalTagged(data, "type", "ContentBlock", contentVariants, unknownContent, &b.Value)
 }
 

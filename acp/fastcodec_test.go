@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -199,4 +200,80 @@ func FuzzFastEncode(f *testing.F) {
 		}
 		checkEncodeMatches(t, mask, s1, s2, s3, line, raw)
 	})
+}
+
+// decodeBoth decodes data into a fresh T with the fast decoders on and off and fails the test
+// unless both agree on the value and on the error.
+func decodeBoth[T any](t *testing.T, data []byte) {
+	t.Helper()
+	var fast, slow T
+	errFast := json.Unmarshal(data, &fast)
+	fastDecodeOff.Store(true)
+	errSlow := json.Unmarshal(data, &slow)
+	fastDecodeOff.Store(false)
+	if (errFast == nil) != (errSlow == nil) || (errFast != nil && errFast.Error() != errSlow.Error()) {
+		t.Fatalf("decoding %q: fast error %v, generic error %v", data, errFast, errSlow)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("decoding %q:\n fast %#v\n slow %#v", data, fast, slow)
+	}
+}
+
+// decodeAllBoth runs decodeBoth for every type with a fast decoder, also through a direct
+// UnmarshalJSON call (which, unlike json.Unmarshal, sees surrounding space and invalid input).
+func decodeAllBoth(t *testing.T, data []byte) {
+	t.Helper()
+	decodeBoth[SessionUpdate](t, data)
+	decodeBoth[ToolCallContent](t, data)
+	decodeBoth[ContentBlock](t, data)
+	var fast, slow SessionUpdate
+	errFast := fast.UnmarshalJSON(data)
+	fastDecodeOff.Store(true)
+	errSlow := slow.UnmarshalJSON(data)
+	fastDecodeOff.Store(false)
+	if (errFast == nil) != (errSlow == nil) || !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("direct UnmarshalJSON(%q): fast %#v (%v), generic %#v (%v)", data, fast, errFast, slow, errSlow)
+	}
+}
+
+var decodeSeeds = []string{
+	`{"sessionUpdate":"tool_call_update","toolCallId":"call-42","title":"Edit main.go","status":"completed","content":[{"type":"diff","path":"/work/cmd/main.go","oldText":"func main() {\n\tfmt.Println(\"hi\")\n}\n","newText":"x\u00e9\u2028\/"}],"locations":[{"path":"/a","line":3}]}`,
+	`{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","kind":"edit","status":"pending","content":[{"type":"content","content":{"type":"text","text":"hi","annotations":{"priority":0.5},"_meta":{"a":1}}},{"type":"terminal","terminalId":"t1"},{"type":"video","x":[1,{"y":"}"}]}],"rawInput":{"n":1.50},"rawOutput":[ 1 , 2 ],"_meta":{}}`,
+	`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"messageId":"m"}`,
+	`{"sessionUpdate":"agent_thought_chunk","content":{"type":"image","data":"AA==","mimeType":"image/png"}}`,
+	`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"<&>"},"extra":[true,false,null,-0.5e+3]}`,
+	`{"type":"diff","path":"p","newText":"n","oldText":null}`,
+	`{"type":"diff","path":"p","newText":"n","NewText":"m"}`,
+	`{"type":"diff","path":"p","path":"q","newText":"n"}`,
+	`{"type":"text","text":"bad \ud800 surrogate","_meta":null}`,
+	`{"type":"text","text":"ok"} `,
+	` {"type":"mystery","z":1}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","locations":[{"path":"p","line":4294967296}]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","locations":[{"path":"p","line":01}]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[],"locations":[]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[null]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":5}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c",}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c"}x`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c\x01"}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"\xff"}`,
+}
+
+func TestFastDecodeMatchesGeneric(t *testing.T) {
+	for _, s := range decodeSeeds {
+		decodeAllBoth(t, []byte(s))
+	}
+	// The first seeds are in the fast subset, so the comparison above is not vacuous.
+	for _, s := range decodeSeeds[:5] {
+		if _, ok := fastSessionUpdate([]byte(s)); !ok {
+			t.Errorf("fast path declined %s", s)
+		}
+	}
+}
+
+func FuzzFastDecode(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { decodeAllBoth(t, data) })
 }

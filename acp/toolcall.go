@@ -133,6 +133,15 @@ func (c ToolCallContent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
+	if v, ok := fastToolCallContent(data); ok {
+		c.Value = v
+		return nil
+	}
+	return c.unmarshalGeneric(data)
+}
+
+// unmarshalGeneric is UnmarshalJSON without the fast path.
+func (c *ToolCallContent) unmarshalGeneric(data []byte) error {
 	return unmarshalTagged(data, "type", "ToolCallContent", toolCallContentVariants, unknownToolCallContent, &c.Value)
 }
 

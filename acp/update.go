@@ -261,6 +261,10 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
+	if v, ok := fastSessionUpdate(data); ok {
+		u.Value = v
+		return nil
+	}
 	return unmarshalTagged(data, "sessionUpdate", "SessionUpdate", sessionUpdateVariants, unknownSessionUpdate, &u.Value)
 }
 
