@@ -139,6 +139,7 @@ func (t *toolset) writeTool() *registry.Definition {
 		Subjects: func(call registry.Call, a WriteArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
 		},
+		Preview: previewWrite,
 	}, t.write)
 }
 
@@ -157,33 +158,62 @@ func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (r
 		return errNoHost, nil
 	}
 	abs := absPath(h.Cwd(), a.Path)
-	var before *string
-	fi, err := os.Stat(abs)
-	switch {
-	case err == nil && fi.IsDir():
-		return toolError(fmt.Sprintf("%s is a directory", a.Path))
-	case err == nil:
-		// The editor's buffer is the truth the user sees; the diff is
-		// against it.
-		old, rerr := h.Files().ReadTextFile(ctx, abs, 0, 0)
-		if rerr != nil {
-			return toolError(fmt.Sprintf("cannot read the current %s: %v", a.Path, rerr))
-		}
-		before = &old
-	case !errors.Is(err, fs.ErrNotExist):
-		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
+	before, failure := currentText(ctx, h, abs, a.Path)
+	if failure != "" {
+		return toolError(failure)
 	}
 	if err := h.Files().WriteTextFile(ctx, abs, a.Content); err != nil {
 		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
 	}
-	verb := "Created"
-	if before != nil {
-		verb = "Overwrote"
-	}
+	verb := writeVerb(before)
 	r := registry.TextResult(fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, a.Path, countLines(a.Content), len(a.Content)))
 	after := a.Content
 	r.View = &presentation.ResultView{Card: presentation.Hunks(abs, before, &after).Card(verb + " " + abs)}
 	return r, nil
+}
+
+// previewWrite is the diff write would make, computed without writing.
+func previewWrite(ctx context.Context, call registry.Call, a WriteArgs) (*presentation.ResultView, error) {
+	h, ok := host.From(ctx)
+	if !ok {
+		return nil, errors.New("no host in the call's context")
+	}
+	abs := absPath(h.Cwd(), a.Path)
+	before, failure := currentText(ctx, h, abs, a.Path)
+	if failure != "" {
+		return nil, errors.New(failure)
+	}
+	after := a.Content
+	return &presentation.ResultView{Card: presentation.Hunks(abs, before, &after).Card("Write " + abs)}, nil
+}
+
+// currentText is what write would replace: nil for a file that does not
+// exist (decided from the disk: an editor may answer a missing file with
+// empty text), otherwise its text through the host, since the editor's
+// buffer is the truth the user sees and the diff is against it. A
+// non-empty failure says why the file cannot be written.
+func currentText(ctx context.Context, h host.Host, abs, shown string) (before *string, failure string) {
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Sprintf("%s is a directory", shown)
+	case err == nil:
+		old, rerr := h.Files().ReadTextFile(ctx, abs, 0, 0)
+		if rerr != nil {
+			return nil, fmt.Sprintf("cannot read the current %s: %v", shown, rerr)
+		}
+		return &old, ""
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Sprintf("cannot write %s: %v", shown, err)
+	}
+	return nil, ""
+}
+
+func writeVerb(before *string) string {
+	if before == nil {
+		return "Created"
+	}
+	return "Overwrote"
 }
 
 func countLines(s string) int {
@@ -220,6 +250,7 @@ func (t *toolset) editTool() *registry.Definition {
 		Subjects: func(call registry.Call, a EditArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
 		},
+		Preview: previewEdit,
 	}, t.edit)
 }
 
@@ -241,33 +272,70 @@ func (t *toolset) edit(ctx context.Context, call registry.Call, a EditArgs) (reg
 	if !ok {
 		return errNoHost, nil
 	}
-	edits, err := a.edits()
-	if err != nil {
-		return registry.ErrorResult(registry.CodeInvalidArgs, err.Error()), nil
+	p, failure := planEdit(ctx, h, a)
+	if failure != nil {
+		return *failure, nil
 	}
-	abs := absPath(h.Cwd(), a.Path)
-	if r, bad := checkTextFile(abs, a.Path); bad {
-		return r, nil
-	}
-	before, err := h.Files().ReadTextFile(ctx, abs, 0, 0)
-	if err != nil {
-		return toolError(fmt.Sprintf("cannot read %s: %v", a.Path, err))
-	}
-	after, n, err := ApplyEdits(before, edits)
-	if err != nil {
-		return toolError(fmt.Sprintf("%s: no change made: %v", a.Path, err))
-	}
-	if err := h.Files().WriteTextFile(ctx, abs, after); err != nil {
+	if err := h.Files().WriteTextFile(ctx, p.abs, p.after); err != nil {
 		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
 	}
-	d := presentation.Hunks(abs, &before, &after)
-	msg := fmt.Sprintf("Edited %s: %d replacement%s", a.Path, n, plural(n))
+	d := p.hunks()
+	msg := fmt.Sprintf("Edited %s: %d replacement%s", a.Path, p.replacements, plural(p.replacements))
 	if lines := d.Locations(); len(lines) > 0 && lines[0].Line != nil {
 		msg += fmt.Sprintf(", first change at line %d", *lines[0].Line)
 	}
 	r := registry.TextResult(msg + ".")
-	r.View = &presentation.ResultView{Card: d.Card("Edited " + abs)}
+	r.View = &presentation.ResultView{Card: d.Card("Edited " + p.abs)}
 	return r, nil
+}
+
+// previewEdit is the diff edit would make, computed in memory without
+// writing. An edit that would fail (old text not found) has no preview.
+func previewEdit(ctx context.Context, call registry.Call, a EditArgs) (*presentation.ResultView, error) {
+	h, ok := host.From(ctx)
+	if !ok {
+		return nil, errors.New("no host in the call's context")
+	}
+	p, failure := planEdit(ctx, h, a)
+	if failure != nil {
+		return nil, errors.New(failure.Error.Message)
+	}
+	return &presentation.ResultView{Card: p.hunks().Card("Edit " + p.abs)}, nil
+}
+
+// editPlan is what an edit would write.
+type editPlan struct {
+	abs, before, after string
+	replacements       int
+}
+
+func (p editPlan) hunks() presentation.DiffResult {
+	return presentation.Hunks(p.abs, &p.before, &p.after)
+}
+
+// planEdit reads the file through the host (an editor buffer counts) and
+// applies the edits in memory. A non-nil failure is the result the call
+// ends with; nothing has been written either way.
+func planEdit(ctx context.Context, h host.Host, a EditArgs) (editPlan, *registry.Result) {
+	fail := func(code, msg string) (editPlan, *registry.Result) {
+		r := registry.ErrorResult(code, msg)
+		return editPlan{}, &r
+	}
+	edits, err := a.edits()
+	if err != nil {
+		return fail(registry.CodeInvalidArgs, err.Error())
+	}
+	p := editPlan{abs: absPath(h.Cwd(), a.Path)}
+	if r, bad := checkTextFile(p.abs, a.Path); bad {
+		return editPlan{}, &r
+	}
+	if p.before, err = h.Files().ReadTextFile(ctx, p.abs, 0, 0); err != nil {
+		return fail(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", a.Path, err))
+	}
+	if p.after, p.replacements, err = ApplyEdits(p.before, edits); err != nil {
+		return fail(registry.CodeToolError, fmt.Sprintf("%s: no change made: %v", a.Path, err))
+	}
+	return p, nil
 }
 
 func plural(n int) string {
