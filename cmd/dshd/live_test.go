@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/policy"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// liveScript reads README.md on every prompt.
+const liveScript = `{"turns":[
+  {"match":"first","responses":[{"toolCalls":[{"id":"r1","name":"read","arguments":{"path":"README.md"}}]},{"text":"one"}]},
+  {"match":"second","responses":[{"toolCalls":[{"id":"r2","name":"read","arguments":{"path":"README.md"}}]},{"text":"two"}]}]}`
+
+// TestSettingsChangeAppliesToTheRunningSession edits the settings file
+// while a session runs: the deny rule added to it applies to the session's
+// next tool call, without a restart.
+func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
+	v := acptest.SchemaOrSkip(t)
+	dir := t.TempDir()
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scriptFile := filepath.Join(dir, "script.json")
+	cfg := filepath.Join(dir, "settings.json")
+	for name, body := range map[string]string{scriptFile: liveScript, cfg: `{"permissions": {"allow": ["read"]}}`} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "user-config")
+		}
+		return ""
+	}
+	d, err := newDaemon(flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, getenv, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	toAgentR, toAgentW := io.Pipe()
+	fromAgentR, fromAgentW := io.Pipe()
+	served := make(chan int, 1)
+	go func() { served <- d.serve(ctx, toAgentR, fromAgentW) }()
+	cl := &acptest.Client{Permission: acptest.RejectOnce}
+	conn := cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	<-d.live.Watching()
+
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "first", "r1"); st != acp.ToolCallCompleted {
+		t.Fatalf("read before the change: %s", st)
+	}
+
+	// An editor saves by writing a temporary file and renaming it over the
+	// original.
+	tmp := cfg + ".tmp"
+	if err := os.WriteFile(tmp, []byte(`{"permissions": {"allow": ["read"], "deny": ["read(README.md)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, cfg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, func() bool { return len(d.agent.Rules().Deny) == 1 })
+	if got := d.agent.Rules().Deny[0]; got != policy.MustParseRule("read(README.md)") {
+		t.Fatalf("deny rule %v", got)
+	}
+	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "second", "r2"); st != acp.ToolCallFailed {
+		t.Fatalf("read after the deny rule: %s", st)
+	}
+	if raw := lastRawOutput(cl, "r2"); !strings.Contains(raw, "read(README.md)") {
+		t.Errorf("the failure does not name the deny rule: %s", raw)
+	}
+
+	// A broken file keeps the last good settings.
+	if err := os.WriteFile(cfg, []byte(`{"permissions": {"deny": ["read("]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.live.Reload(); err == nil || !strings.Contains(err.Error(), cfg) {
+		t.Errorf("reload of a bad file: %v", err)
+	}
+	if len(d.agent.Rules().Deny) != 1 {
+		t.Error("a bad file replaced the rules")
+	}
+
+	if err := cl.Recorder.Validate(v); err != nil {
+		t.Fatal(err)
+	}
+	_ = toAgentW.Close() // stdin EOF
+	if code := <-served; code != exitOK {
+		t.Errorf("serve returned %d", code)
+	}
+}
+
+// promptStatus sends a prompt and returns the final status of a call.
+func promptStatus(t *testing.T, ctx context.Context, conn *acp.AgentConn, cl *acptest.Client, session, text, callID string) acp.ToolCallStatus {
+	t.Helper()
+	resp, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.Text(text)}})
+	if err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Fatalf("prompt %q: %v %v", text, resp, err)
+	}
+	var st acp.ToolCallStatus
+	for _, n := range cl.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.ToolCallID == callID && u.Status != nil {
+			st = *u.Status
+		}
+	}
+	return st
+}
+
+// lastRawOutput returns the rawOutput of a call's last update.
+func lastRawOutput(cl *acptest.Client, callID string) string {
+	var raw string
+	for _, n := range cl.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.ToolCallID == callID && u.RawOutput != nil {
+			raw = string(u.RawOutput)
+		}
+	}
+	return raw
+}
+
+// waitFor polls cond until it holds or ctx ends (the file watcher applies
+// changes asynchronously).
+func waitFor(t *testing.T, ctx context.Context, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("condition never held")
+		case <-tick.C:
+		}
+	}
+}

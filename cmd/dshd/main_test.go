@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+)
+
+// binary is the dshd built once for this package's tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dshd-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "dshd")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building dshd:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// process is a running dshd with a test client on its pipes.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	client *acptest.Client
+	conn   *acp.AgentConn
+	stderr *strings.Builder
+}
+
+// start runs the built binary in cwd with an empty user configuration.
+func start(t *testing.T, cwd string, args ...string) *process {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "DSHD_PROVIDER=", "DSHD_MODEL=", "DSHD_SCRIPT=", "DSHD_CONFIG=")
+	p := &process{cmd: cmd, stderr: &strings.Builder{}}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.client = &acptest.Client{Permission: acptest.AllowOnce}
+	p.conn = p.client.Serve(ctx, pipes{ReadCloser: stdout, w: p.stdin})
+	t.Cleanup(func() {
+		cancel()
+		_ = p.stdin.Close()
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("dshd stderr:\n%s", p.stderr.String())
+		}
+	})
+	return p
+}
+
+// stop closes stdin and waits for the daemon to exit.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	_ = p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("dshd exited with %v after stdin EOF", err)
+	}
+}
+
+type pipes struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipes) Close() error                { _ = p.w.Close(); return p.ReadCloser.Close() }
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestDemoOverRealPipes(t *testing.T) {
+	v := acptest.SchemaOrSkip(t)
+	ctx := testContext(t)
+	state := t.TempDir()
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, cwd, "--state-dir", state)
+	init, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if !init.AgentCapabilities.LoadSession || init.AgentInfo == nil || init.AgentInfo.Name != "dshd" {
+		t.Errorf("initialize response %+v", init)
+	}
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	resp, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("Show me the demo")}})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	if resp.StopReason != acp.StopEndTurn {
+		t.Errorf("stop reason %q", resp.StopReason)
+	}
+	kinds := map[acp.ToolKind]bool{}
+	var plans, diffs, asks int
+	for _, n := range p.client.Updates() {
+		switch u := n.Update.Value.(type) {
+		case *acp.ToolCall:
+			kinds[u.Kind] = true
+		case *acp.Plan:
+			plans++
+		case *acp.ToolCallUpdate:
+			for _, c := range u.Content {
+				if _, ok := c.Value.(*acp.ToolCallDiff); ok && u.Status != nil && *u.Status == acp.ToolCallCompleted {
+					diffs++
+				}
+			}
+		}
+	}
+	for _, e := range p.client.Recorder.Entries() {
+		if e.Dir == acptest.AgentToClient && strings.Contains(string(e.Msg), `"session/request_permission"`) {
+			asks++
+		}
+	}
+	if !kinds[acp.ToolKindRead] || !kinds[acp.ToolKindEdit] || !kinds[acp.ToolKindExecute] || plans == 0 || diffs == 0 || asks == 0 {
+		t.Errorf("kinds %v, plans %d, completed diffs %d, permission requests %d", kinds, plans, diffs, asks)
+	}
+	if data, err := os.ReadFile(filepath.Join(cwd, "dshd-demo.txt")); err != nil || !strings.Contains(string(data), "edited by dshd") {
+		t.Errorf("the demo's edit is not on disk: %q %v", data, err)
+	}
+	if err := p.client.Recorder.Validate(v); err != nil {
+		t.Fatal(err)
+	}
+	p.stop(t)
+
+	// A second daemon on the same state directory lists and loads it.
+	q := start(t, cwd, "--state-dir", state)
+	if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := q.conn.ListSessions(ctx, &acp.ListSessionsRequest{})
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != sess.SessionID {
+		t.Fatalf("session/list = %+v, %v", list, err)
+	}
+	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if len(q.client.Updates()) == 0 {
+		t.Error("session/load replayed nothing")
+	}
+	if err := q.client.Recorder.Validate(v); err != nil {
+		t.Fatal(err)
+	}
+	q.stop(t)
+}
+
+func TestExitsOnSIGTERM(t *testing.T) {
+	ctx := testContext(t)
+	p := start(t, t.TempDir(), "--state-dir", t.TempDir())
+	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+	if !strings.Contains(p.stderr.String(), "dshd stopped") {
+		t.Errorf("stderr lacks the shutdown log:\n%s", p.stderr.String())
+	}
+}
+
+func TestBadSettingsFileRefusesToStart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(cfg, []byte("{\n  \"permissions\": {\"deny\": [\"bash(\"]}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--config", cfg, "--state-dir", dir)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatal("dshd started on an invalid settings file")
+	}
+	if !strings.Contains(string(out), cfg+":2:") {
+		t.Errorf("error does not point at the line: %s", out)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "dshd ") {
+		t.Errorf("--version: %q %v", out, err)
+	}
+	out, err = exec.Command(binary, "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--provider", "--model", "--base-url", "--api-key-env", "--script", "--config", "--state-dir", "--log-level", "--version", "--help", "DSHD_PROVIDER", "DSHD_STATE_DIR", "XDG_CONFIG_HOME"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--help lacks %s", want)
+		}
+	}
+}
