@@ -25,6 +25,13 @@
 //   - Decoding is lenient: unknown fields are ignored, a stdio MCP server may carry
 //     "type":"stdio", a boolean set_config_option value is accepted without "type".
 //
+// The hot session/update shapes (tool_call, tool_call_update, message chunks, their content
+// and locations) have a hand-written encoder and a single-pass decoder: encoding/json v1
+// re-validates the input or output of every nested (Un)MarshalJSON call, which made each union
+// level cost a full scan. Both produce exactly what encoding/json would (differential tests);
+// input the fast decoder does not handle plainly (case-folded or duplicate keys, nulls,
+// surrogate escapes, invalid UTF-8, other variants) takes the generic path.
+//
 // # Connection
 //
 // [Serve] runs one connection over an io.ReadWriteCloser (the agent's stdin/stdout, or one end

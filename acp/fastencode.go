@@ -13,8 +13,56 @@ import (
 // byte-identical to what encoding/json produces for the same struct tags (the differential
 // tests in fastcodec_test.go hold it to that); rarer shapes fall back to encoding/json.
 
-// initialCap is the starting size of an encode buffer: a typical update fits without growing.
-const initialCap = 512
+// initialCap is the starting size of an encode buffer for shapes sizeHint does not estimate.
+const initialCap = 256
+
+// sizeHint estimates the encoded size of u, so the buffer is allocated once and not much
+// larger than needed (escapes may still make it grow).
+func sizeHint(u SessionUpdate) int {
+	var strs int
+	var content []ToolCallContent
+	switch v := u.Value.(type) {
+	case *ToolCallUpdate:
+		if v == nil {
+			return initialCap
+		}
+		strs = len(v.ToolCallID) + len(v.RawInput) + len(v.RawOutput) + len(v.Meta)
+		if v.Title != nil {
+			strs += len(*v.Title)
+		}
+		content = v.Content
+		for _, l := range v.Locations {
+			strs += len(l.Path) + 32
+		}
+	case *ToolCall:
+		if v == nil {
+			return initialCap
+		}
+		strs = len(v.ToolCallID) + len(v.Title) + len(v.RawInput) + len(v.RawOutput) + len(v.Meta)
+		content = v.Content
+		for _, l := range v.Locations {
+			strs += len(l.Path) + 32
+		}
+	case *AgentMessageChunk:
+		if t, ok := v.Content.Value.(*TextContent); ok && t != nil {
+			strs = len(t.Text)
+		}
+	default:
+		return initialCap
+	}
+	for _, c := range content {
+		switch d := c.Value.(type) {
+		case *ToolCallDiff:
+			strs += len(d.Path) + len(d.NewText) + 48
+			if d.OldText != nil {
+				strs += len(*d.OldText)
+			}
+		default:
+			strs += 128
+		}
+	}
+	return 128 + strs + strs/8
+}
 
 // appendSessionUpdate appends u as JSON. Unknown variants are compacted (see appendRaw) so the
 // result is always compact, as encoding/json would make it.

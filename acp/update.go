@@ -14,7 +14,7 @@ type SessionNotification struct {
 // MarshalJSON implements [json.Marshaler]. It writes the whole notification in one buffer, so
 // encoding/json validates the tree once rather than once per nested union.
 func (n SessionNotification) MarshalJSON() ([]byte, error) {
-	dst := append(make([]byte, 0, initialCap), `{"sessionId":`...)
+	dst := append(make([]byte, 0, sizeHint(n.Update)+len(n.SessionID)+len(n.Meta)+32), `{"sessionId":`...)
 	dst = appendString(dst, n.SessionID)
 	dst = append(dst, `,"update":`...)
 	dst, err := appendSessionUpdate(dst, n.Update)
@@ -256,7 +256,7 @@ func unknownSessionUpdate(tag string, raw json.RawMessage) SessionUpdateVariant 
 
 // MarshalJSON implements [json.Marshaler].
 func (u SessionUpdate) MarshalJSON() ([]byte, error) {
-	return appendSessionUpdate(make([]byte, 0, initialCap), u)
+	return appendSessionUpdate(make([]byte, 0, sizeHint(u)), u)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
