@@ -277,3 +277,48 @@ func FuzzFastDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { decodeAllBoth(t, data) })
 }
+
+// TestFastEncodeFallbacks covers the shapes the hand-written encoder hands to encoding/json
+// (other content variants, unknown variants, annotations, _meta): its output must equal the
+// reflection encoding of the same variant struct, which is what the generic path writes.
+func TestFastEncodeFallbacks(t *testing.T) {
+	unknown := ContentBlock{&UnknownContent{Type: "video", Raw: json.RawMessage(`{ "type" : "video", "src" : "<a&b>" }`)}}
+	blocks := []ContentBlock{
+		Text("t"), unknown, Image("AA==", "image/png"), Link("file:///a", "a"), EmbeddedText("file:///b", "b"),
+		{&TextContent{Text: "x", Annotations: &Annotations{Audience: []Role{RoleUser}, Priority: Ptr(0.5)}, Meta: Meta(`{"k": 1}`)}},
+	}
+	var content []ToolCallContent
+	for _, b := range blocks {
+		content = append(content, ToolContent(b))
+	}
+	content = append(content, ToolCallContent{&UnknownToolCallContent{Type: "x", Raw: json.RawMessage("{\"type\":\"x\",\n\"v\":\"\u2028\"}")}},
+		ToolCallContent{&ToolCallTerminal{TerminalID: "t", Meta: Meta(`[1, 2]`)}})
+	variants := []SessionUpdateVariant{
+		&ToolCallUpdate{ToolCallID: "c", Content: content, RawInput: json.RawMessage(`{"cmd": "a && b"}`)},
+		&ToolCall{ToolCallID: "c", Title: "t", Kind: ToolKindEdit, Content: content, Locations: []ToolCallLocation{{Path: "p", Meta: Meta(`{}`)}}},
+		&AgentThoughtChunk{Content: unknown, MessageID: Ptr("m")},
+		&UserMessageChunk{Content: Image("AA==", "image/png"), Meta: Meta(`{"a":"<"}`)},
+		&Plan{Entries: nil},
+		&UnknownSessionUpdate{Tag: "future", Raw: json.RawMessage(`{"sessionUpdate": "future"}`)},
+	}
+	for _, v := range variants {
+		got, err := json.Marshal(Update(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		generic, err := marshalTagged("sessionUpdate", "SessionUpdate", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mustMarshal(t, json.RawMessage(generic)) // compacted, as json.Marshal would
+		if !bytes.Equal(got, want) {
+			t.Errorf("%T:\n got %s\nwant %s", v, got, want)
+		}
+	}
+	for _, bad := range []SessionUpdate{{}, Update(&ToolCallUpdate{Content: []ToolCallContent{{}}}), Update((*ToolCall)(nil)),
+		Update(&AgentMessageChunk{}), Update(&ToolCallUpdate{Meta: Meta(`{bad`)})} {
+		if out, err := json.Marshal(bad); err == nil {
+			t.Errorf("%#v marshalled to %s, want an error", bad.Value, out)
+		}
+	}
+}
