@@ -189,16 +189,18 @@ func (r *run) add(m llm.Message) {
 	}
 }
 
-// keepPartial remembers what a failed or cancelled response had produced,
-// so that the next turn's model sees what the user saw. Tool calls of a
-// partial response are dropped: they never ran.
+// keepPartial remembers the text a failed or cancelled response had
+// produced, so that the next turn's model sees what the user saw. Tool
+// calls of a partial response are dropped (they never ran), and so is its
+// reasoning: a thinking block cut short has no signature, and providers
+// refuse it back.
 func (r *run) keepPartial(resp *llm.Response) {
 	if resp == nil {
 		return
 	}
 	var parts []llm.Part
 	for _, p := range resp.Message.Parts {
-		if _, call := p.(*llm.ToolCall); !call {
+		if t, ok := p.(*llm.Text); ok && t.Text != "" {
 			parts = append(parts, p)
 		}
 	}

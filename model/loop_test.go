@@ -255,3 +255,35 @@ func TestLoadContinuesTheConversation(t *testing.T) {
 	}
 	second.validate()
 }
+
+// flaky fails its first request after some text and records the rest.
+type flaky struct {
+	calls int
+	last  *llm.Request
+}
+
+func (f *flaky) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
+	f.calls++
+	if f.calls == 1 {
+		emit(llm.ReasoningDelta{Text: "half a thought"})
+		return failing{text: "Partial"}.Stream(ctx, req, emit)
+	}
+	f.last = req
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{&llm.Text{Text: "ok"}}}, StopReason: llm.StopEndTurn}, nil
+}
+
+func TestPartialOutputIsRemembered(t *testing.T) {
+	f := &flaky{}
+	h := newHarness(t, harnessOptions{provider: f})
+	sid := h.newSession()
+	if _, err := h.prompt(context.Background(), sid, acp.Text("one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.prompt(context.Background(), sid, acp.Text("two")); err != nil {
+		t.Fatal(err)
+	}
+	msgs := f.last.Messages
+	if len(msgs) != 3 || msgs[1].Role != llm.RoleAssistant || len(msgs[1].Parts) != 1 || msgs[1].Text() != "Partial" {
+		t.Errorf("history after a failed response = %+v", msgs)
+	}
+}

@@ -73,7 +73,7 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	// An editor saves by writing a temporary file and renaming it over the
 	// original.
 	tmp := cfg + ".tmp"
-	if err := os.WriteFile(tmp, []byte(`{"permissions": {"allow": ["read"], "deny": ["read(README.md)"]}}`), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(`{"permissions": {"allow": ["read"], "deny": ["read(README.md)"], "defaultMode": "plan"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, cfg); err != nil {
@@ -88,6 +88,12 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	}
 	if raw := lastRawOutput(cl, "r2"); !strings.Contains(raw, "read(README.md)") {
 		t.Errorf("the failure does not name the deny rule: %s", raw)
+	}
+
+	// New sessions start in the new default mode.
+	planned, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil || planned.Modes == nil || planned.Modes.CurrentModeID != "plan" {
+		t.Errorf("new session after the change: %+v %v", planned, err)
 	}
 
 	// A broken file keeps the last good settings.

@@ -152,6 +152,13 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 func (d *daemon) apply(files config.Settings) {
 	s := overlay(files, d.flags)
 	d.agent.SetRules(ruleSet(s, d.home))
+	mode := s.Permissions.DefaultMode
+	if mode == "" {
+		mode = bridge.ModeDefault
+	}
+	if err := d.agent.SetDefaultMode(mode); err != nil {
+		d.log.Error("default mode not applied", "err", err)
+	}
 	if err := d.registry.SetGlobal(tools.Builtin(toolOptions(s, d.jobs))...); err != nil {
 		d.log.Error("tool settings not applied", "err", err)
 	}
@@ -162,10 +169,6 @@ func (d *daemon) apply(files config.Settings) {
 		return
 	}
 	d.loop.Update(lopts)
-	if s.Permissions.DefaultMode != "" {
-		// The bridge fixes the default mode of new sessions at start-up.
-		d.log.Warn("permissions.defaultMode changes apply after a restart", "defaultMode", s.Permissions.DefaultMode)
-	}
 }
 
 // serve runs the connection on stdin/stdout until EOF or a signal, then
