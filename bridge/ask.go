@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -33,10 +34,11 @@ type approver struct {
 }
 
 // permissionRequest builds the request for a call: the call as the editor
-// already shows it plus why it asks, and the four options, the "always"
-// ones naming the rule they would remember.
-func permissionRequest(s *session, callID string, view presentation.CallView, req pipeline.AskRequest, sug policy.Suggestion) acp.RequestPermissionRequest {
-	content := s.conn.features.mapContent(view.Content)
+// already shows it, what it would do (the preview's diff, or else the
+// command and paths it touches) and why it asks, and the four
+// options, the "always" ones naming the rule they would remember.
+func permissionRequest(s *session, callID string, view presentation.CallView, pv previewView, req pipeline.AskRequest, sug policy.Suggestion) acp.RequestPermissionRequest {
+	content := append(s.conn.features.mapContent(view.Content), pv.content...)
 	if len(content) == 0 {
 		content = subjectContent(s.cwd, req.Subjects)
 	}
@@ -45,7 +47,11 @@ func permissionRequest(s *session, callID string, view presentation.CallView, re
 	}
 	title := relTitle(s.cwd, view.Title)
 	tc := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Content: content}
-	if locs := s.locations(view.Locations); len(locs) > 0 {
+	locs := pv.locations
+	if len(locs) == 0 {
+		locs = s.locations(view.Locations)
+	}
+	if len(locs) > 0 {
 		tc.Locations = locs
 	}
 	once := metaJSON(map[string]any{MetaKey: map[string]any{"remembers": []string{}}})
@@ -84,7 +90,13 @@ func ruleMeta(d policy.Decision, sug policy.Suggestion) acp.Meta {
 func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req pipeline.AskRequest) (pipeline.Approval, error) {
 	t, s := ap.turn, ap.turn.sess
 	sug := policy.Suggest(exec.ToolName(), req.Subjects, s.cwd)
-	params := permissionRequest(s, ap.call.id, ap.view, req, sug)
+	pv := ap.preview(ctx, exec)
+	if len(pv.content) > 0 {
+		// The card shows the pending diff too, not only the request
+		// (whose toolCall a client merges into the card while it asks).
+		t.send(ap.pendingUpdate(pv))
+	}
+	params := permissionRequest(s, ap.call.id, ap.view, pv, req, sug)
 	var resp acp.RequestPermissionResponse
 	err := s.conn.peer().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
 	if err != nil {
@@ -162,4 +174,61 @@ func subjectContent(cwd string, subjects []registry.Subject) []acp.ToolCallConte
 		out = append(out, acp.ToolText("The call "+strings.Join(paths, ", ")+"."))
 	}
 	return out
+}
+
+// previewView is what a call waiting for permission would do, in ACP terms:
+// the tool's Preview card mapped like a result card (an edit's diff, one
+// location per hunk).
+type previewView struct {
+	content   []acp.ToolCallContent
+	locations []acp.ToolCallLocation
+}
+
+// preview runs the tool's Preview with the execution's context, so it reads
+// files through the host exactly as the body will. A preview that fails,
+// panics or shows nothing is left out (the zero preview): it never blocks
+// the ask, and the call reports its own failure when it runs.
+func (ap *approver) preview(ctx context.Context, exec *pipeline.Execution) previewView {
+	s := ap.turn.sess
+	def := exec.Definition()
+	if def == nil || def.Preview == nil {
+		return previewView{}
+	}
+	v := safePreview(ctx, s.agent.log, def, exec)
+	if v == nil || v.Card == nil {
+		return previewView{}
+	}
+	// A fresh openCall: a preview is never a live terminal.
+	m := s.conn.features.mapCard(s.cwd, &openCall{id: ap.call.id}, v.Card)
+	return previewView{content: m.content, locations: m.locations}
+}
+
+// pendingUpdate shows the preview on the call's card: the announced
+// content followed by the preview, and the preview's locations.
+func (ap *approver) pendingUpdate(pv previewView) *acp.ToolCallUpdate {
+	s := ap.turn.sess
+	content := s.conn.features.mapContent(ap.view.Content)
+	if ap.call.terminal {
+		content = []acp.ToolCallContent{acp.Terminal(ap.call.id)} // as announced (tier 2)
+	}
+	u := &acp.ToolCallUpdate{ToolCallID: ap.call.id, Content: append(content, pv.content...)}
+	if len(pv.locations) > 0 {
+		u.Locations = pv.locations
+	}
+	return u
+}
+
+func safePreview(ctx context.Context, log *slog.Logger, def *registry.Definition, call registry.Call) (v *presentation.ResultView) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Warn("Preview panicked", "tool", def.Name, "panic", r)
+			v = nil
+		}
+	}()
+	v, err := def.Preview(ctx, call)
+	if err != nil {
+		log.Debug("no preview", "tool", def.Name, "callID", call.CallID(), "err", err)
+		return nil
+	}
+	return v
 }

@@ -71,6 +71,10 @@ func testTools() []*registry.Definition {
 		Subjects: func(_ registry.Call, a editArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
 		},
+		// The diff the edit would make, from its arguments alone.
+		Preview: func(_ context.Context, _ registry.Call, a editArgs) (*presentation.ResultView, error) {
+			return &presentation.ResultView{Card: presentation.Hunks(a.Path, a.Old, &a.New).Card("Edit " + a.Path)}, nil
+		},
 	}, func(_ context.Context, _ registry.Call, a editArgs) (registry.Result, error) {
 		d := presentation.Hunks(a.Path, a.Old, &a.New)
 		res := registry.TextResult(fmt.Sprintf("edited %s (%d hunks)", a.Path, len(d.Diffs)))
