@@ -234,3 +234,51 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestConfinementFollowsSymlinks: the roots guard judges the path the
+// kernel would open (policy.Confine): reading through a dangling symlink
+// that points out of the workspace asks (reads otherwise run freely), and
+// a write through a symlink into .git is refused (policy.Protected).
+func TestConfinementFollowsSymlinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(cwd, ".git"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"dangle": filepath.Join(outside, "new.txt"), "hooks": filepath.Join(cwd, ".git")} {
+		if err := os.Symlink(target, filepath.Join(cwd, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := map[string]registry.Result{}
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		results["read"] = turn.Execute(ctx, bridge.ToolCall{ID: "r", Name: "read_file", Arguments: json.RawMessage(`{"path":"dangle"}`)})
+		results["edit"] = turn.Execute(ctx, bridge.ToolCall{ID: "e", Name: "edit_file", Arguments: json.RawMessage(`{"path":"hooks/pre-commit","new":"x"}`)})
+		return acp.StopEndTurn, nil
+	})
+	agent := newTestAgent(t, loop, t.TempDir())
+	var asked []string
+	client := &acptest.Client{Permission: func(ctx context.Context, req *acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
+		asked = append(asked, string(mustJSON(t, req.ToolCall.Content)))
+		return acptest.AllowOnce(ctx, req)
+	}}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	sid := newSession(t, conn, cwd)
+	if _, err := conn.SetSessionMode(context.Background(), &acp.SetSessionModeRequest{SessionID: sid, ModeID: "acceptEdits"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prompt(conn, sid, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], filepath.Join(outside, "new.txt")) || !strings.Contains(asked[0], "outside the session") {
+		t.Errorf("asks %q, want one naming %s as outside the workspace", asked, filepath.Join(outside, "new.txt"))
+	}
+	if r := results["edit"]; !r.IsError || r.Error == nil || r.Error.Code != registry.CodeDenied || !strings.Contains(r.Error.Message, "protected") {
+		t.Errorf("write through a symlink into .git: %+v", r)
+	}
+}
