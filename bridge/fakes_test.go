@@ -49,9 +49,9 @@ func mustDefine(d *registry.Definition, err error) *registry.Definition {
 
 // testTools returns the fake tools: read_file (read), edit_file (edit, diff
 // card and its preview, from the arguments alone; it does not touch the
-// disk), run (execute, terminal card; through
-// the editor's terminal when offered, otherwise "printing" Output), slow
-// (execute, blocks until cancelled) and noop (read, returns "ok").
+// disk), run (execute, terminal card; through the editor's terminal when
+// offered, otherwise "printing" Output), slow (execute, blocks until
+// cancelled) and noop (read, returns "ok").
 func testTools() []*registry.Definition {
 	read := mustDefine(registry.Define(registry.Spec[readArgs]{
 		Name: "read_file", Description: "Read a file.", Kind: presentation.KindRead,
