@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/config"
+	"github.com/dsh-tools/dshd/policy"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -111,4 +112,26 @@ func TestLoopOptions(t *testing.T) {
 	if _, err := loopOptions(config.Settings{Model: config.Model{Provider: "script", Script: "/does/not/exist.json"}}, log); err == nil {
 		t.Error("missing script file accepted")
 	}
+}
+
+// FuzzValidateSettings feeds arbitrary settings files through the parser
+// and the validator: neither may panic, and whatever the validator accepts
+// compiles into rules without error.
+func FuzzValidateSettings(f *testing.F) {
+	f.Add([]byte(`{"permissions":{"allow":["read"],"deny":["bash(rm *)"],"defaultMode":"plan"}}`))
+	f.Add([]byte(`{"permissions":{"ask":["bash("]}}`))
+	f.Add([]byte(`{"model":{"provider":"gemini"}}`))
+	f.Add([]byte(`{"tools":{"allow":["read"],"deny":["bash"]},"maxTurnRequests":-1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := config.Parse("settings.json", data)
+		if err != nil {
+			return
+		}
+		if validateSettings(&s) != nil {
+			return
+		}
+		if _, err := policy.ParseRuleSet(s.Permissions.Allow, s.Permissions.Ask, s.Permissions.Deny); err != nil {
+			t.Fatalf("validated rules do not compile: %v", err)
+		}
+	})
 }
