@@ -80,7 +80,10 @@ func parseFlags(args []string, out io.Writer, getenv func(string) string) (f fla
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(out, usageHead)
-		fmt.Fprint(out, fs.FlagUsages())
+		// pflag marks boolean flags "[=true|false]"; blank it out (same
+		// width, so the columns stay aligned): --version and --help take no
+		// value.
+		fmt.Fprint(out, strings.ReplaceAll(fs.FlagUsages(), "[=true|false]", strings.Repeat(" ", len("[=true|false]"))))
 		fmt.Fprint(out, usageTail)
 	}
 	if err := fs.Parse(args); err != nil {
