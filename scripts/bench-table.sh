@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# bench-table.sh reruns every benchmark of the module once and writes one
+# markdown table to bench/results.md: each benchmark with ns/op, B/op,
+# allocs/op, its custom metrics, and the ratio to its same-run reference
+# where one exists (see REFERENCES below). The raw output is kept in
+# bench/raw.txt.
+#
+# Environment: BENCHTIME (default 1s) is passed to -benchtime; PKGS
+# (default ./...) limits the packages; GO (default go) is the go command.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+BENCHTIME=${BENCHTIME:-1s}
+PKGS=${PKGS:-./...}
+mkdir -p bench
+raw=bench/raw.txt
+out=bench/results.md
+
+# Same-run references, one per line: "<package> <benchmark> <package>
+# <reference> [metric]". A benchmark ending in "/" is a prefix: every
+# sub-benchmark under it compares with the reference (itself a prefix when
+# it ends in "/", the rest of the name carried over). The metric defaults
+# to ns/op. Two rules need no line here: a sub-benchmark named "dshd"
+# compares with its first sibling, and BenchmarkX compares with
+# BenchmarkXBaseline, BenchmarkXReference or BenchmarkXFlat of the same
+# package.
+REFERENCES='
+model/openai BenchmarkHandleChunk model/openai BenchmarkUnmarshalChunkBaseline
+model/internal/sse BenchmarkReader model/internal/sse BenchmarkScannerBaseline
+registry BenchmarkDecodeArgs registry BenchmarkBareUnmarshal
+registry BenchmarkDecodeArgsWithoutChecker registry BenchmarkBareUnmarshal
+pipeline BenchmarkExecute/ pipeline BenchmarkBareJSON
+pipeline BenchmarkExecuteListeners/ pipeline BenchmarkBareJSON
+pipeline BenchmarkExecuteParallel pipeline BenchmarkBareJSON
+presentation BenchmarkHunks/ presentation BenchmarkGNUDiff/
+bridge/sessionlog BenchmarkRead10k bridge/sessionlog BenchmarkReadReference10k
+bridge/sessionlog BenchmarkAppend bridge/sessionlog BenchmarkMarshalReference
+e2e BenchmarkTurn1000Calls/allowed bridge BenchmarkTurn1000Calls
+e2e BenchmarkTurn1000Calls/asked bridge BenchmarkTurn1000CallsAsked
+e2e BenchmarkMemory/idle e2e BenchmarkMemory/echo-idle peak-RSS-MB
+e2e BenchmarkMemory/turn1000 e2e BenchmarkMemory/echo-idle peak-RSS-MB
+e2e BenchmarkMemory/sessions50 e2e BenchmarkMemory/echo-idle peak-RSS-MB
+'
+
+echo "running: $GO test -run '^\$' -bench . -benchmem -count 1 -benchtime $BENCHTIME $PKGS" >&2
+$GO test -run '^$' -bench . -benchmem -count 1 -benchtime "$BENCHTIME" $PKGS 2>&1 | tee "$raw" >&2
+status=${PIPESTATUS[0]}
+
+module=$($GO list -m)
+{
+	echo "# Benchmark results"
+	echo
+	echo "Written by \`scripts/bench-table.sh\` (make bench-table): every benchmark of the module, one run"
+	echo "(\`-count 1 -benchtime $BENCHTIME\`), at commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "on $(date -u +%Y-%m-%d), $($GO version | cut -d' ' -f3-), $(grep -m1 '^cpu:' "$raw" | cut -d' ' -f2- | sed 's/ *$//'), $(nproc) CPUs."
+	echo "The ratio is this benchmark over its reference measured in the same run (ns/op unless named)."
+	if [ "$status" -ne 0 ]; then
+		echo
+		echo "**go test exited with status $status: some packages failed; see bench/raw.txt.**"
+	fi
+	echo
+	awk -v module="$module" -v refs="$REFERENCES" -f <(cat <<'AWK'
+function short(p) { if (p == module) return "."; sub("^" module "/", "", p); return p }
+function fmt(v) {
+	if (v == "") return ""
+	if (v >= 100 || v == int(v)) return sprintf("%.0f", v)
+	if (v >= 1) return sprintf("%.2f", v)
+	return sprintf("%.3g", v)
+}
+BEGIN {
+	nrefs = split(refs, lines, "\n")
+	for (i = 1; i <= nrefs; i++) {
+		if (split(lines[i], f, " ") < 4) continue
+		n++
+		rb[n] = f[1] " " f[2]; rr[n] = f[3] " " f[4]; rm[n] = (f[5] == "" ? "ns/op" : f[5])
+	}
+}
+/^pkg: / { pkg = short($2); next }
+/^Benchmark/ && $3 ~ /^[0-9.]+$/ {
+	name = $1; sub(/-[0-9]+$/, "", name)
+	key = pkg " " name
+	order[++count] = key
+	pkgOf[key] = pkg; nameOf[key] = name
+	extra = ""
+	for (i = 3; i + 1 <= NF; i += 2) {
+		unit = $(i + 1); val[key, unit] = $i
+		if (unit != "ns/op" && unit != "B/op" && unit != "allocs/op")
+			extra = extra (extra == "" ? "" : ", ") fmt($i) " " unit
+	}
+	extras[key] = extra
+}
+function reference(key,    i, name, parent, sib, j, k, base, suffixes, s) {
+	for (i = 1; i <= n; i++) {
+		if (rb[i] ~ /\/$/ && index(key, rb[i]) == 1) {
+			refMetric = rm[i]
+			return (rr[i] ~ /\/$/) ? rr[i] substr(key, length(rb[i]) + 1) : rr[i]
+		}
+		if (rb[i] == key) { refMetric = rm[i]; return rr[i] }
+	}
+	refMetric = "ns/op"
+	name = nameOf[key]
+	if (name ~ /\/dshd$/) {
+		parent = substr(name, 1, length(name) - 4)
+		for (j = 1; j <= count; j++) {
+			k = order[j]
+			if (pkgOf[k] == pkgOf[key] && k != key && index(nameOf[k], parent) == 1 && substr(nameOf[k], length(parent) + 1) !~ /\//)
+				return k
+		}
+	}
+	split("Baseline Reference Flat", suffixes, " ")
+	for (s = 1; s <= 3; s++) {
+		if ((pkgOf[key] " " name suffixes[s]) in pkgOf) return pkgOf[key] " " name suffixes[s]
+	}
+	return ""
+}
+END {
+	print "| package | benchmark | ns/op | B/op | allocs/op | other metrics | ratio (same run) |"
+	print "|---|---|---:|---:|---:|---|---|"
+	for (j = 1; j <= count; j++) {
+		key = order[j]
+		ratio = ""
+		ref = reference(key)
+		if (ref != "" && (ref, refMetric) in val && (key, refMetric) in val && val[ref, refMetric] + 0 > 0) {
+			split(ref, rp, " ")
+			label = (rp[1] == pkgOf[key]) ? rp[2] : rp[1] "." rp[2]
+			ratio = sprintf("%.2fx %s (%s)", val[key, refMetric] / val[ref, refMetric], label, refMetric)
+		}
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n", pkgOf[key], nameOf[key], fmt(val[key, "ns/op"]), fmt(val[key, "B/op"]), fmt(val[key, "allocs/op"]), extras[key], ratio
+	}
+}
+AWK
+) "$raw"
+} >"$out"
+echo "wrote $out" >&2
+exit "$status"
