@@ -6,10 +6,11 @@
 // close, delete, modes and the mode config option), prompt turns and their
 // cancellation, the mapping of tool calls and their presentation cards to
 // tool_call/tool_call_update (diff per hunk, the three terminal tiers,
-// generic text), the ask channel (session/request_permission with
-// remembered allow_always/reject_always rules), the session modes and
-// permission rules as pre-execute listeners, root confinement and protected
-// paths, the client's file system and terminals offered to tools through
+// generic text), the ask channel (session/request_permission showing the
+// tool's preview of the call, such as an edit's diff, with remembered
+// allow_always/reject_always rules), the session modes and permission rules
+// as pre-execute listeners, root confinement and protected paths (as guards
+// over policy.Confine and policy.Protected), the client's file system and terminals offered to tools through
 // [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
 // interface that embedders implement.
 //
