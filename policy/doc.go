@@ -1,8 +1,11 @@
 // Package policy owns the pure logic of tool-call permissions: permission
 // rules written `tool` or `tool(pattern)`, rule sets evaluated with the
 // precedence deny > ask > allow, the rule an allow_always or reject_always
-// grant remembers, and the session modes (default, acceptEdits, plan,
-// bypassPermissions).
+// grant remembers, the session modes (default, acceptEdits, plan,
+// bypassPermissions), and what a path really names: [Resolve] (the path
+// the kernel would open, symlinks and ".." included), root confinement
+// ([Confine]) and protected paths ([Protected]). These are the only
+// implementations: the bridge's guards use them.
 //
 // It knows nothing of ACP or of the pipeline: the bridge turns its
 // decisions into pre-execute listeners and permission requests, and the
