@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -122,6 +123,34 @@ type ClientConn struct{ *Conn }
 // SessionUpdate sends a session/update notification.
 func (c *ClientConn) SessionUpdate(ctx context.Context, n *SessionNotification) error {
 	return c.Notify(ctx, MethodSessionUpdate, n)
+}
+
+// SessionUpdateRaw sends a session/update notification whose params (a SessionNotification)
+// are already JSON, as encoding/json or this package writes it; see [Conn.NotifyRaw].
+func (c *ClientConn) SessionUpdateRaw(ctx context.Context, params json.RawMessage) error {
+	return c.NotifyRaw(ctx, MethodSessionUpdate, params)
+}
+
+// UpdateRaw sends a session/update for session sessionID whose update (a [SessionUpdate]) is
+// already JSON, e.g. encoded once for a durable log and the wire, or read back from that log.
+// The params object is built around it directly in the outgoing message, so the update is
+// copied once and neither decoded nor re-validated: it must be valid JSON as encoding/json
+// writes it (see [Conn.NotifyRaw]).
+func (c *ClientConn) UpdateRaw(ctx context.Context, sessionID string, update json.RawMessage) error {
+	buf := getBuf()
+	b := append(*buf, `{"jsonrpc":"2.0","method":"`+MethodSessionUpdate+`","params":{"sessionId":`...)
+	b = appendString(b, sessionID)
+	b = append(b, `,"update":`...)
+	b, err := appendTrustedRaw(b, update)
+	if err != nil {
+		putBuf(buf)
+		return fmt.Errorf("acp: %s: %w", MethodSessionUpdate, err)
+	}
+	*buf = append(b, '}', '}', '\n')
+	if err := c.send(buf); err != nil {
+		return fmt.Errorf("acp: %s: %w", MethodSessionUpdate, err)
+	}
+	return nil
 }
 
 // Update is SessionUpdate for one update of session sessionID.

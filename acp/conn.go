@@ -8,28 +8,32 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Conn is one JSON-RPC connection to an ACP peer. It is the shared engine under [ClientConn]
 // (the agent's view of the client) and [AgentConn] (the client's view of the agent). Its
 // methods are safe for concurrent use.
+//
+// Every message it writes is built in one buffer, envelope included, with its params or
+// result encoded once (see envelope.go); every line it reads is scanned once for its
+// envelope, and params and results reach their decoders as the original bytes.
 type Conn struct {
-	rpc    *jsonrpc2.Conn
-	ready  chan struct{} // closed once rpc is set
 	stream *lineStream
 	routes Router
 	log    *slog.Logger
 	ctx    context.Context // cancelled when the connection closes
 	cancel context.CancelFunc
+	done   chan struct{} // closed when the connection has closed
 
-	nextID atomic.Int64
+	nextID atomic.Uint64
 
 	mu       sync.Mutex
-	inflight map[jsonrpc2.ID]context.CancelFunc // inbound requests not yet answered
+	closed   bool
+	inflight map[string]context.CancelFunc // inbound requests not yet answered, by idKey
+	pending  map[uint64]chan message       // outbound requests awaiting their response
 }
 
 // Option configures a connection.
@@ -81,7 +85,13 @@ func newConn(ctx context.Context, rwc io.ReadWriteCloser, opts ...Option) *Conn 
 	if o.log == nil {
 		o.log = slog.Default()
 	}
-	c := &Conn{log: o.log, inflight: map[jsonrpc2.ID]context.CancelFunc{}, routes: o.routes, ready: make(chan struct{})}
+	c := &Conn{
+		log:      o.log,
+		routes:   o.routes,
+		done:     make(chan struct{}),
+		inflight: map[string]context.CancelFunc{},
+		pending:  map[uint64]chan message{},
+	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.stream = newLineStream(rwc, o.tap, c.log.Debug)
 	return c
@@ -97,122 +107,235 @@ func (c *Conn) start(routes Router) {
 		merged[k] = v
 	}
 	c.routes = merged
-	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, rpcHandler{c}, jsonrpc2.SetLogger(slogPrintf{c.log}))
-	close(c.ready)
+	go c.readLoop()
 	go func() {
-		<-c.rpc.DisconnectNotify()
-		c.cancel()
+		<-c.ctx.Done()
+		c.shutdown(nil)
 	}()
 }
 
+// readLoop reads messages until the stream ends. Requests and notifications are handled in
+// arrival order on this goroutine; responses go to their waiting Call.
+func (c *Conn) readLoop() {
+	for {
+		m, err := c.stream.readMessage()
+		if err != nil {
+			c.shutdown(err)
+			return
+		}
+		if m.isCall {
+			c.handle(m)
+		} else {
+			c.deliver(m)
+		}
+	}
+}
+
+// shutdown closes the connection once: pending calls fail with ErrClosed, handler contexts are
+// cancelled, the stream is closed. Later calls report errAlreadyClosed.
+func (c *Conn) shutdown(cause error) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errAlreadyClosed
+	}
+	c.closed = true
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	close(c.done)
+	c.mu.Unlock()
+	c.cancel()
+	err := c.stream.Close()
+	if cause != nil && !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
+		c.log.Debug("acp: connection closed on a read error", "error", cause)
+	}
+	return err
+}
+
+var errAlreadyClosed = errors.New("acp: already closed")
+
 // Done is closed when the connection has closed (peer EOF, ctx cancelled or Close).
-func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close closes the connection and the underlying stream. In-flight handler contexts are
 // cancelled.
 func (c *Conn) Close() error {
-	err := c.rpc.Close()
-	c.cancel()
-	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return nil
+	if err := c.shutdown(nil); !errors.Is(err, errAlreadyClosed) {
+		return err
 	}
-	return err
+	return nil
+}
+
+func (c *Conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// send writes one complete line and recycles its buffer. A failure on a closed connection is
+// ErrClosed.
+func (c *Conn) send(buf *[]byte) error {
+	defer putBuf(buf)
+	if c.isClosed() {
+		return ErrClosed
+	}
+	if err := c.stream.writeLine(*buf); err != nil {
+		if c.isClosed() {
+			return ErrClosed
+		}
+		return err
+	}
+	return nil
 }
 
 // Call sends a request and decodes its result into result (which may be nil). If ctx is
 // cancelled first, Call sends $/cancel_request for the request and returns an error matching
 // both ctx.Err() and [ErrRequestCancelled]. An error response is returned as an *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	id := jsonrpc2.ID{Num: uint64(c.nextID.Add(1))}
-	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	id := c.nextID.Add(1)
+	buf := getBuf()
+	line, err := appendRequest(*buf, id, method, params)
 	if err != nil {
-		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+		putBuf(buf)
+		return fmt.Errorf("acp: %s: encoding params: %w", method, err)
 	}
-	var raw json.RawMessage
-	err = w.Wait(ctx, &raw)
-	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id.Num))}
-		if nerr := c.rpc.Notify(context.Background(), MethodCancelRequest, cancel); nerr != nil {
+	*buf = line
+	ch := make(chan message, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		putBuf(buf)
+		return fmt.Errorf("acp: %s: %w", method, ErrClosed)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.send(buf); err != nil {
+		c.forget(id)
+		return fmt.Errorf("acp: %s: %w", method, err)
+	}
+	var resp message
+	select {
+	case <-ctx.Done():
+		c.forget(id)
+		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id))}
+		if nerr := c.Notify(context.Background(), MethodCancelRequest, cancel); nerr != nil {
 			c.log.Debug("acp: sending $/cancel_request", "method", method, "error", nerr)
 		}
-		return fmt.Errorf("acp: %s: %w (%w)", method, ErrRequestCancelled, ctxErr)
-	}
-	if err != nil {
-		var rpcErr *jsonrpc2.Error
-		if errors.As(err, &rpcErr) {
-			e := &Error{Code: rpcErr.Code, Message: rpcErr.Message}
-			if rpcErr.Data != nil {
-				e.Data = *rpcErr.Data
-			}
-			return e
+		return fmt.Errorf("acp: %s: %w (%w)", method, ErrRequestCancelled, ctx.Err())
+	case r, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("acp: %s: %w", method, ErrClosed)
 		}
-		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+		resp = r
 	}
-	if result == nil || len(raw) == 0 || isNull(raw) {
+	if resp.err != nil {
+		return resp.err
+	}
+	if result == nil || len(resp.result) == 0 || isNull(resp.result) {
 		return nil
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
+	if err := json.Unmarshal(resp.result, result); err != nil {
 		return fmt.Errorf("acp: decoding %s result: %w", method, err)
 	}
 	return nil
 }
 
+func (c *Conn) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// deliver hands a response to the Call waiting for it.
+func (c *Conn) deliver(m message) {
+	var ch chan message
+	if n, err := strconv.ParseUint(string(m.id), 10, 64); err == nil {
+		c.mu.Lock()
+		ch = c.pending[n]
+		delete(c.pending, n)
+		c.mu.Unlock()
+	}
+	if ch == nil {
+		c.log.Debug("acp: ignoring a response to no outstanding request", "id", string(m.id))
+		return
+	}
+	ch <- m // buffered: never blocks
+}
+
 // Notify sends a notification. Notifications and replies issued by one goroutine reach the
-// wire in the order they were issued.
+// wire in the order they were issued. params is encoded once, straight into the message;
+// a json.RawMessage is validated and compacted (see [Conn.NotifyRaw] to skip that).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
-		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
+	buf := getBuf()
+	line, err := appendNotification(*buf, method, params)
+	if err != nil {
+		putBuf(buf)
+		return fmt.Errorf("acp: %s: encoding params: %w", method, err)
+	}
+	*buf = line
+	if err := c.send(buf); err != nil {
+		return fmt.Errorf("acp: %s: %w", method, err)
 	}
 	return nil
 }
 
-func closedErr(err error) error {
-	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return ErrClosed
+// NotifyRaw sends a notification whose params are already JSON, copying them into the message
+// as they are. params must be valid JSON as encoding/json writes it (compact, e.g. the output
+// of json.Marshal or read back from a file it wrote): it is not re-validated, only checked for
+// line breaks, which would break the framing (such params are compacted, and validated, first).
+func (c *Conn) NotifyRaw(ctx context.Context, method string, params json.RawMessage) error {
+	buf := getBuf()
+	b := append(*buf, `{"jsonrpc":"2.0","method":`...)
+	b = appendString(b, method)
+	b = append(b, `,"params":`...)
+	b, err := appendTrustedRaw(b, params)
+	if err != nil {
+		putBuf(buf)
+		return fmt.Errorf("acp: %s: %w", method, err)
 	}
-	return err
+	*buf = append(b, '}', '\n')
+	if err := c.send(buf); err != nil {
+		return fmt.Errorf("acp: %s: %w", method, err)
+	}
+	return nil
 }
 
-// rpcHandler adapts a Conn to jsonrpc2.Handler without exporting Handle.
-type rpcHandler struct{ c *Conn }
-
-func (h rpcHandler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	h.c.handle(req)
-}
+var errEmptyRaw = errors.New("empty raw params")
 
 // handle runs on the read goroutine, so everything here (and every route's start function)
 // happens in arrival order; slow work runs on goroutines.
-func (c *Conn) handle(req *jsonrpc2.Request) {
-	<-c.ready
-	params := c.stream.unstash(req.Params)
-	if req.Notif {
-		c.handleNotification(req.Method, params)
+func (c *Conn) handle(req message) {
+	if req.id == nil {
+		c.handleNotification(req.method, req.params)
 		return
 	}
-	route, ok := c.routes[req.Method]
+	route, ok := c.routes[req.method]
 	if !ok || route.notification {
-		c.reply(req.ID, nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.Method))
+		c.reply(req.id, nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.method))
 		return
 	}
+	key := idKey(req.id)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
-	if _, dup := c.inflight[req.ID]; dup {
+	if _, dup := c.inflight[key]; dup {
 		c.mu.Unlock()
 		cancel()
-		c.reply(req.ID, nil, fmt.Errorf("%w: request id %s is already in flight", ErrInvalidRequest, req.ID))
+		c.reply(req.id, nil, fmt.Errorf("%w: request id %s is already in flight", ErrInvalidRequest, req.id))
 		return
 	}
-	c.inflight[req.ID] = cancel
+	c.inflight[key] = cancel
 	c.mu.Unlock()
 
-	result, run, err := c.startRoute(ctx, req.Method, route, params)
+	result, run, err := c.startRoute(ctx, req.method, route, req.params)
 	if err != nil || run == nil {
-		c.finish(req.ID, result, err)
+		c.finish(req.id, key, result, err)
 		return
 	}
 	go func() {
-		result, err := protect(req.Method, run)
-		c.finish(req.ID, result, err)
+		result, err := protect(req.method, run)
+		c.finish(req.id, key, result, err)
 	}()
 }
 
@@ -223,9 +346,9 @@ func (c *Conn) handleNotification(method string, params json.RawMessage) {
 			c.log.Debug("acp: bad $/cancel_request", "error", err)
 			return
 		}
-		if id, ok := idFromRequestID(n.RequestID); ok {
+		if key, ok := keyOfRequestID(n.RequestID); ok {
 			c.mu.Lock()
-			cancel := c.inflight[id]
+			cancel := c.inflight[key]
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
@@ -273,41 +396,37 @@ func protect(method string, run func() (any, error)) (result any, err error) {
 }
 
 // finish sends the one reply of request id and forgets it.
-func (c *Conn) finish(id jsonrpc2.ID, result any, err error) {
+func (c *Conn) finish(id json.RawMessage, key string, result any, err error) {
 	c.reply(id, result, err)
 	c.mu.Lock()
-	cancel := c.inflight[id]
-	delete(c.inflight, id)
+	cancel := c.inflight[key]
+	delete(c.inflight, key)
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 }
 
-func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
-	var sendErr error
-	if err != nil {
-		we := toWireError(err)
-		rpcErr := &jsonrpc2.Error{Code: we.Code, Message: we.Message}
-		if len(we.Data) > 0 {
-			rpcErr.SetError(we.Data)
-		}
-		sendErr = c.rpc.ReplyWithError(context.Background(), id, rpcErr)
-	} else {
+// reply sends the one reply of request id. A result that fails to encode is detected before
+// anything is written, and answered with -32603 instead.
+func (c *Conn) reply(id json.RawMessage, result any, err error) {
+	buf := getBuf()
+	if err == nil {
 		if result == nil {
 			result = struct{}{}
 		}
-		sendErr = c.rpc.Reply(context.Background(), id, result)
-	}
-	if sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
-		c.log.Warn("acp: sending reply", "id", id.String(), "error", sendErr)
-		if err == nil { // e.g. the result failed to marshal: the request still gets its one reply
-			_ = c.rpc.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: CodeInternalError, Message: sendErr.Error()})
+		line, encErr := appendResultResponse(*buf, id, result)
+		if encErr == nil {
+			*buf = line
+		} else {
+			c.log.Warn("acp: encoding a result", "id", string(id), "error", encErr)
+			err = fmt.Errorf("%w: encoding the result: %w", ErrInternal, encErr)
 		}
 	}
+	if err != nil {
+		*buf = appendErrorResponse((*buf)[:0], id, toWireError(err))
+	}
+	if sendErr := c.send(buf); sendErr != nil && !errors.Is(sendErr, ErrClosed) {
+		c.log.Warn("acp: sending reply", "id", string(id), "error", sendErr)
+	}
 }
-
-// slogPrintf adapts slog to jsonrpc2's Printf logger.
-type slogPrintf struct{ l *slog.Logger }
-
-func (s slogPrintf) Printf(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }

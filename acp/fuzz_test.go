@@ -125,12 +125,17 @@ func FuzzLineReader(f *testing.F) {
 		var out bytes.Buffer
 		s := &lineStream{r: bufio.NewReader(bytes.NewReader(data)), w: &out, log: func(string, ...any) {}}
 		for i := 0; i < 1000; i++ {
-			var m json.RawMessage
-			if err := s.ReadObject(&m); err != nil {
+			m, err := s.readMessage()
+			if err != nil {
 				break
 			}
-			if bytes.ContainsAny(m, "\n") && !json.Valid(m) {
-				t.Fatalf("accepted a message spanning lines: %q", m)
+			for _, part := range []json.RawMessage{m.id, m.params, m.result} {
+				if part != nil && (bytes.ContainsAny(part, "\n") || !json.Valid(part)) {
+					t.Fatalf("accepted a message part that is not one line of JSON: %q", part)
+				}
+			}
+			if m.isCall == (m.err != nil || m.result != nil) {
+				t.Fatalf("accepted a message that is neither a call nor a response: %+v", m)
 			}
 		}
 		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {

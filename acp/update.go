@@ -14,17 +14,7 @@ type SessionNotification struct {
 // MarshalJSON implements [json.Marshaler]. It writes the whole notification in one buffer, so
 // encoding/json validates the tree once rather than once per nested union.
 func (n SessionNotification) MarshalJSON() ([]byte, error) {
-	dst := append(make([]byte, 0, sizeHint(n.Update)+len(n.SessionID)+len(n.Meta)+32), `{"sessionId":`...)
-	dst = appendString(dst, n.SessionID)
-	dst = append(dst, `,"update":`...)
-	dst, err := appendSessionUpdate(dst, n.Update)
-	if err != nil {
-		return nil, err
-	}
-	if dst, err = appendMeta(dst, n.Meta); err != nil {
-		return nil, err
-	}
-	return append(dst, '}'), nil
+	return appendSessionNotification(make([]byte, 0, sizeHint(n.Update)+len(n.SessionID)+len(n.Meta)+32), &n)
 }
 
 // SessionUpdate is the "sessionUpdate"-tagged union streamed to the client. Value is one of

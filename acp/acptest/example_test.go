@@ -55,7 +55,7 @@ func ExampleClient() {
 	// Output:
 	// echo: hello
 	// end_turn
-	// client->agent {"id":1,"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hello"}]}}
+	// client->agent {"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hello"}]}}
 	// agent->client {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"echo: hello"}}}}
-	// agent->client {"id":1,"result":{"stopReason":"end_turn"},"jsonrpc":"2.0"}
+	// agent->client {"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}
 }

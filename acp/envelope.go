@@ -1,0 +1,143 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"sync"
+)
+
+// Every outgoing message is built here, envelope and all, in one pooled buffer: the params or
+// result are encoded exactly once, straight into the line that goes on the wire. (jsonrpc2
+// v0.2.3 encoded params into a RawMessage, re-marshalled the request through a map, and
+// encoding/json then validated and compacted the result again at each level.)
+
+// maxPooledBuf bounds the buffers kept for reuse, so one huge message does not pin its
+// buffer forever.
+const maxPooledBuf = 256 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) > maxPooledBuf {
+		return
+	}
+	*b = (*b)[:0]
+	bufPool.Put(b)
+}
+
+// appendNotification appends a notification line (newline included).
+func appendNotification(dst []byte, method string, params any) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = appendString(dst, method)
+	dst, err := appendParamsMember(dst, params)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}', '\n'), nil
+}
+
+// appendRequest appends a request line with a numeric id (newline included).
+func appendRequest(dst []byte, id uint64, method string, params any) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendUint(dst, id, 10)
+	dst = append(dst, `,"method":`...)
+	dst = appendString(dst, method)
+	dst, err := appendParamsMember(dst, params)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}', '\n'), nil
+}
+
+// appendResultResponse appends a success response line. id is the request's id exactly as
+// it was received (a validated JSON string or integer).
+func appendResultResponse(dst []byte, id json.RawMessage, result any) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"result":`...)
+	dst, err := appendValue(dst, result)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}', '\n'), nil
+}
+
+// appendErrorResponse appends an error response line; a nil id is written as null.
+func appendErrorResponse(dst []byte, id json.RawMessage, e *Error) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if id == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id...)
+	}
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, e.Code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, e.Message)
+	if len(e.Data) > 0 {
+		mark := len(dst)
+		var err error
+		if dst, err = appendRaw(append(dst, `,"data":`...), e.Data); err != nil {
+			dst = dst[:mark] // invalid data is dropped rather than corrupting the line
+		}
+	}
+	return append(dst, '}', '}', '\n')
+}
+
+// appendParamsMember appends `,"params":…` unless params is nil (no params member).
+func appendParamsMember(dst []byte, params any) ([]byte, error) {
+	if params == nil {
+		return dst, nil
+	}
+	return appendValue(append(dst, `,"params":`...), params)
+}
+
+// appendValue appends v as compact JSON, exactly as json.Marshal would write it, encoding it
+// once: the hot session/update shapes through the hand-written encoder, raw JSON compacted in
+// one pass, anything else through one json.Marshal.
+func appendValue(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case *SessionNotification:
+		if v != nil {
+			return appendSessionNotification(dst, v)
+		}
+	case SessionNotification:
+		return appendSessionNotification(dst, &v)
+	case json.RawMessage:
+		if v != nil {
+			return appendRaw(dst, v)
+		}
+	}
+	return appendMarshal(dst, v)
+}
+
+// appendSessionNotification appends n exactly as SessionNotification.MarshalJSON writes it.
+func appendSessionNotification(dst []byte, n *SessionNotification) ([]byte, error) {
+	dst = append(dst, `{"sessionId":`...)
+	dst = appendString(dst, n.SessionID)
+	dst = append(dst, `,"update":`...)
+	dst, err := appendSessionUpdate(dst, n.Update)
+	if err != nil {
+		return nil, err
+	}
+	if dst, err = appendMeta(dst, n.Meta); err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+// appendTrustedRaw appends raw JSON the caller vouches for (valid, produced by encoding/json
+// or this package). Only the framing is checked, cheaply: raw JSON holding a line break (which
+// can only be insignificant whitespace) is compacted, and with it validated.
+func appendTrustedRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return nil, errEmptyRaw
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+		return appendRaw(dst, raw)
+	}
+	return append(dst, raw...), nil
+}
