@@ -46,6 +46,11 @@ type Options struct {
 	// (for example a plan tool or a task tool bound to the session). It is
 	// called when a session is created, loaded or resumed.
 	SessionTools func(SessionInfo) []*registry.Definition
+	// StructuredTurns says the loop honours [Turn.OutputSchema] (it ends a
+	// turn with [Turn.SetStructured]): the bridge then advertises
+	// agentCapabilities._meta.dshd.structuredTurns and accepts
+	// _meta.dshd.outputSchema on session/prompt (see structured.go).
+	StructuredTurns bool
 	// Auth, optional, is for loops that need credentials.
 	Auth *Auth
 	// MCP, optional, connects the MCP servers the editor passes in

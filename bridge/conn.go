@@ -114,6 +114,9 @@ func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.Ini
 		caps.SessionCapabilities.Resume = &acp.Capability{}
 		caps.SessionCapabilities.Delete = &acp.Capability{}
 	}
+	if a.opts.StructuredTurns {
+		caps.Meta = structuredTurnsCapability()
+	}
 	if a.opts.Auth != nil && a.opts.Auth.Logout != nil {
 		caps.Auth = &acp.AgentAuthCapabilities{Logout: &acp.Capability{}}
 	}
@@ -267,12 +270,17 @@ func (c *conn) prompt(ctx context.Context, p *acp.PromptRequest) (acp.Reply[acp.
 	if err != nil {
 		return acp.Reply[acp.PromptResponse]{}, err
 	}
+	schema, err := c.agent.outputSchemaOf(p.Meta)
+	if err != nil {
+		return acp.Reply[acp.PromptResponse]{}, err
+	}
 	// Registered here, on the read goroutine: a session/cancel read after
 	// this prompt always finds the turn, and a second prompt is refused.
 	t, err := s.startTurn(ctx, p.Prompt)
 	if err != nil {
 		return acp.Reply[acp.PromptResponse]{}, err
 	}
+	t.outputSchema = schema
 	return acp.Later(func() (*acp.PromptResponse, error) {
 		resp, err := s.runTurn(t)
 		if err != nil {

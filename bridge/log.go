@@ -57,13 +57,17 @@ type logEvent struct {
 
 // toolEvent is the payload of tool/call and tool/result.
 type toolEvent struct {
-	CallID    string          `json:"callId"`
-	Tool      string          `json:"tool"`
-	Token     string          `json:"token,omitempty"`
-	Parent    string          `json:"parent,omitempty"`
-	Kind      string          `json:"kind,omitempty"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
+	Token  string `json:"token,omitempty"`
+	Parent string `json:"parent,omitempty"`
+	// ParentCall is the call id of the parent execution (the task call of
+	// a subagent's call): unlike Parent, it names the parent across
+	// processes.
+	ParentCall string          `json:"parentCall,omitempty"`
+	Kind       string          `json:"kind,omitempty"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
 }
 
 // permissionEvent is the payload of permission.

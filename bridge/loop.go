@@ -62,6 +62,10 @@ type ToolCall struct {
 	// session's. Empty, or a scope outside the session, means the session's
 	// own scope.
 	Scope string
+	// TitlePrefix, optional, is put before the call's title in the editor
+	// (a subagent's calls: "task ‹name›: "), so a person sees on whose
+	// behalf the call runs.
+	TitlePrefix string
 }
 
 // SessionInfo is what a loop may know about its session, for example to

@@ -267,7 +267,7 @@ func (s *session) runTurn(t *Turn) (acp.PromptResponse, error) {
 	if !validStop(stop) {
 		stop = acp.StopEndTurn
 	}
-	return acp.PromptResponse{StopReason: stop}, nil
+	return acp.PromptResponse{StopReason: stop, Meta: t.structuredMeta(stop)}, nil
 }
 
 // dispatchPrompt runs a slash command of the bridge or else the loop. A
@@ -385,11 +385,13 @@ func (s *session) close() {
 
 // logToolEvents records the frozen identity, arguments and normalised
 // result of a call.
-func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id string, out pipeline.Outcome) {
+// parentCall is the call id of the parent execution, the stable name of
+// the parent (tokens are per-process identities).
+func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id, parentCall string, out pipeline.Outcome) {
 	if s.log == nil {
 		return
 	}
-	ev := &toolEvent{CallID: id, Tool: call.Name, Arguments: rawInput(call.Arguments)}
+	ev := &toolEvent{CallID: id, Tool: call.Name, Arguments: rawInput(call.Arguments), ParentCall: parentCall}
 	if exec != nil {
 		if args := exec.Arguments(); args != nil {
 			ev.Arguments = args

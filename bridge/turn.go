@@ -40,11 +40,17 @@ type Turn struct {
 	running sync.WaitGroup
 
 	mu       sync.Mutex
-	finished bool                 // the response is being sent: drop updates
-	draining bool                 // the loop returned: no new Execute calls
-	msgID    string               // current agent message id; "" starts a new one
-	thinkID  string               // current thought's message id; "" starts a new one
-	open     map[string]*openCall // announced, not yet completed or failed
+	finished bool                      // the response is being sent: drop updates
+	draining bool                      // the loop returned: no new Execute calls
+	msgID    string                    // current agent message id; "" starts a new one
+	thinkID  string                    // current thought's message id; "" starts a new one
+	open     map[string]*openCall      // announced, not yet completed or failed
+	started  map[pipeline.Token]string // running calls' tokens → their call ids
+
+	// A structured turn (see structured.go): the schema the client asked
+	// for, and the validated value or the failure the loop reported.
+	outputSchema json.RawMessage
+	structured   structuredOutcome
 }
 
 // openCall is a tool call the editor has seen and that has not reached
@@ -55,6 +61,7 @@ type openCall struct {
 	terminal       bool // announced with _meta.terminal_info (tier 2)
 	streamed       bool // terminal_output chunks were sent
 	editorTerminal string
+	titlePrefix    string
 }
 
 func newTurn(ctx context.Context, s *session, prompt []acp.ContentBlock, history []json.RawMessage) *Turn {
@@ -160,10 +167,10 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	if view.Kind != "" {
 		kind = acp.ToolKind(view.Kind)
 	}
-	oc := &openCall{id: id, kind: view.Kind}
+	oc := &openCall{id: id, kind: view.Kind, titlePrefix: call.TitlePrefix}
 	tc := &acp.ToolCall{
 		ToolCallID: id,
-		Title:      relTitle(s.cwd, view.Title),
+		Title:      call.TitlePrefix + relTitle(s.cwd, view.Title),
 		Kind:       kind,
 		Status:     acp.ToolCallPending,
 		Content:    s.conn.features.mapContent(view.Content),
@@ -193,13 +200,17 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		Parent:    call.Parent,
 		Scope:     scope,
 		Approver:  &approver{turn: t, call: oc, view: view},
-		OnStart: func(*pipeline.Execution) {
+		OnStart: func(exec *pipeline.Execution) {
+			t.startedCall(exec.Token(), id)
 			st := acp.ToolCallInProgress
 			t.send(&acp.ToolCallUpdate{ToolCallID: id, Status: &st})
 		},
 	})
 	res := out.Result
-	s.logToolEvents(out.Execution, call, id, out)
+	if out.Execution != nil {
+		defer t.endedCall(out.Execution.Token())
+	}
+	s.logToolEvents(out.Execution, call, id, t.callIDOf(call.Parent), out)
 
 	var card presentation.Card
 	// The tool's presenter sees every result its body produced, failures
@@ -256,7 +267,8 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result,
 		u.Content = []acp.ToolCallContent{}
 	}
 	if m.title != "" {
-		u.Title = &m.title
+		title := oc.titlePrefix + m.title
+		u.Title = &title
 	}
 	t.sendLocked(u)
 }
