@@ -116,22 +116,54 @@ func (l *Loop) PromptCapabilities() acp.PromptCapabilities {
 // Turn implements [bridge.Loop]: it sends the prompt with the session's
 // history to the model, streams the reply, runs the tool calls the model
 // asks for through the bridge and repeats until the model ends its turn,
-// the request cap is hit or the editor cancels.
+// the request cap is hit or the editor cancels. A structured turn (the
+// client sent an output schema, see [bridge.Turn.OutputSchema]) ends
+// through a forced final tool instead (see [FinalToolName]).
 func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
 	opts := l.Options()
 	info := t.SessionInfo()
-	r := &run{loop: l, opts: opts, t: t, sessionID: info.ID}
+	r := &run{loop: l, opts: opts, t: t, sessionID: info.ID, scope: info.ID, maxRequests: opts.MaxTurnRequests}
+	if schema := t.OutputSchema(); schema != nil {
+		r.final = newFinalTool(schema)
+	}
 	r.msgs = Rebuild(t.History())
 
 	prompt := PromptMessage(t.Prompt(), opts.Images)
 	r.add(prompt)
 
+	stop, err := r.steps(ctx)
+	if err != nil || r.final == nil || ctx.Err() != nil {
+		return stop, err
+	}
+	switch {
+	case r.final.value != nil:
+		if serr := t.SetStructured(r.final.value); serr != nil {
+			// The bridge validates with the same validator: only a bug
+			// gets here.
+			t.FailStructured(&bridge.StructuredError{Message: serr.Error()})
+			return stop, nil
+		}
+		t.NewMessage()
+		t.Text(indentJSON(r.final.value))
+	case r.final.failure != nil:
+		t.FailStructured(r.final.failure)
+		t.NewMessage()
+		t.Text("\n\n⚠ " + r.final.failure.Message)
+	}
+	return stop, nil
+}
+
+// steps is the request/tool-call cycle of a prompt turn or a sub-turn.
+func (r *run) steps(ctx context.Context) (acp.StopReason, error) {
 	for step := 0; ; step++ {
-		if step >= opts.MaxTurnRequests {
-			t.NewMessage()
-			t.Text(fmt.Sprintf("\n\nStopped: this turn reached its limit of %d model requests. Send another prompt to continue.", opts.MaxTurnRequests))
+		if step >= r.maxRequests {
+			if r.sub == nil {
+				r.t.NewMessage()
+				r.t.Text(fmt.Sprintf("\n\nStopped: this turn reached its limit of %d model requests. Send another prompt to continue.", r.maxRequests))
+			}
 			return acp.StopMaxTurnRequests, nil
 		}
+		r.requests++
 		resp, err := r.request(ctx)
 		if ctx.Err() != nil {
 			r.keepPartial(resp)
@@ -139,47 +171,71 @@ func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error)
 		}
 		if err != nil {
 			r.keepPartial(resp)
-			opts.Logger.Warn("model request failed", "session", r.sessionID, "err", err)
-			if !r.shown {
+			r.opts.Logger.Warn("model request failed", "session", r.sessionID, "scope", r.scope, "err", err)
+			if !r.shown || r.sub != nil {
 				return "", fmt.Errorf("model request failed: %w", err)
 			}
-			t.NewMessage()
-			t.Text(fmt.Sprintf("\n\n⚠ The model request failed, so this turn ends here: %v", err))
+			r.t.NewMessage()
+			r.t.Text(fmt.Sprintf("\n\n⚠ The model request failed, so this turn ends here: %v", err))
 			return acp.StopEndTurn, nil
 		}
-		if resp.Usage != (llm.Usage{}) {
+		if resp.Usage != (llm.Usage{}) && r.sub == nil {
 			u := resp.Usage
 			used := u.Input + u.CacheRead + u.CacheWrite + u.Output
-			t.Usage(uint64(max(used, 0)), uint64(opts.ContextWindow), nil)
+			r.t.Usage(uint64(max(used, 0)), uint64(r.opts.ContextWindow), nil)
 		}
 		calls := resp.Message.ToolCalls()
 		if len(resp.Message.Parts) > 0 {
 			r.add(resp.Message)
 		}
 		if len(calls) == 0 {
-			return stopReason(resp.StopReason), nil
+			r.answer = resp.Message.Text()
+			stop := stopReason(resp.StopReason)
+			if r.final != nil && stop == acp.StopEndTurn {
+				// The turn may only end through the final tool.
+				if r.final.refuse(finalMissing) {
+					return stop, nil
+				}
+				r.add(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: r.final.reminder()}}})
+				continue
+			}
+			return stop, nil
 		}
 		results := r.execute(ctx, calls)
 		r.add(llm.Message{Role: llm.RoleUser, Parts: results})
 		if ctx.Err() != nil {
 			return acp.StopCancelled, nil
 		}
+		if r.final != nil && (r.final.value != nil || r.final.failure != nil) {
+			return acp.StopEndTurn, nil
+		}
 	}
 }
 
-// run is the state of one turn.
+// run is the state of one turn, or of one sub-turn inside a tool call.
 type run struct {
-	loop      *Loop
-	opts      Options
-	t         *bridge.Turn
-	sessionID string
-	msgs      []llm.Message
-	shown     bool // something of this turn reached the editor
+	loop        *Loop
+	opts        Options
+	t           *bridge.Turn
+	sessionID   string
+	scope       string // where tools resolve: the session, or a subagent's child scope
+	maxRequests int
+	msgs        []llm.Message
+	shown       bool   // something of this turn reached the editor
+	requests    int    // model requests made
+	answer      string // the text of the last response without tool calls
+	sub         *Subturn
+	final       *finalTool // nil unless an output schema was asked for
 }
 
-// add appends a message to the conversation and remembers it.
+// add appends a message to the conversation and remembers it. A sub-turn's
+// conversation is its own: it is not part of the session's history (the
+// parent sees the task's result).
 func (r *run) add(m llm.Message) {
 	r.msgs = append(r.msgs, m)
+	if r.sub != nil {
+		return
+	}
 	rec, err := json.Marshal(record{Message: &m})
 	if err == nil {
 		err = r.t.Remember(rec)
@@ -212,30 +268,43 @@ func (r *run) keepPartial(resp *llm.Response) {
 // request sends the conversation to the model and streams the reply.
 func (r *run) request(ctx context.Context) (*llm.Response, error) {
 	info := r.t.SessionInfo()
-	schemas := r.t.Tools()
-	tools := make([]llm.ToolSchema, len(schemas))
-	for i, s := range schemas {
-		tools[i] = llm.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	schemas := r.toolSchemas()
+	tools := make([]llm.ToolSchema, 0, len(schemas)+1)
+	for _, s := range schemas {
+		if r.final != nil && s.Name == FinalToolName {
+			continue // the final tool shadows a registered one
+		}
+		tools = append(tools, llm.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+	}
+	instructions := r.opts.Instructions
+	if r.sub != nil {
+		instructions = joinInstructions(instructions, subagentInstructions)
+	}
+	if r.final != nil {
+		tools = append(tools, r.final.schema())
+		instructions = joinInstructions(instructions, finalInstructions)
 	}
 	req := &llm.Request{
 		Model:     r.loop.sessionModel(r.sessionID, r.opts),
-		System:    SystemPrompt(info, schemas, r.opts.Instructions),
+		System:    SystemPrompt(info, schemas, instructions),
 		Messages:  r.msgs,
 		Tools:     tools,
 		MaxTokens: r.opts.MaxTokens,
 	}
-	r.t.NewMessage()
+	if r.sub == nil {
+		r.t.NewMessage()
+	}
 	resp, err := r.opts.Provider.Stream(ctx, req, func(ev llm.Event) {
 		switch ev := ev.(type) {
 		case llm.TextDelta:
 			if ev.Text != "" {
 				r.shown = true
-				r.t.Text(ev.Text)
+				r.emit(SubturnEvent{Text: ev.Text})
 			}
 		case llm.ReasoningDelta:
 			if ev.Text != "" {
 				r.shown = true
-				r.t.Thought(ev.Text)
+				r.emit(SubturnEvent{Thought: ev.Text})
 			}
 		}
 	})
@@ -243,6 +312,31 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 		err = errors.New("the provider returned no response")
 	}
 	return resp, err
+}
+
+// emit shows streamed text: in the editor's reply for a prompt turn, to
+// the sub-turn's observer for a sub-turn.
+func (r *run) emit(ev SubturnEvent) {
+	if r.sub != nil {
+		if r.sub.Observe != nil {
+			r.sub.Observe(ev)
+		}
+		return
+	}
+	switch {
+	case ev.Text != "":
+		r.t.Text(ev.Text)
+	case ev.Thought != "":
+		r.t.Thought(ev.Thought)
+	}
+}
+
+// toolSchemas are the tools the run's scope may call.
+func (r *run) toolSchemas() []registry.ToolSchema {
+	if r.sub == nil {
+		return r.t.Tools()
+	}
+	return r.opts.Registry.Schemas(r.scope)
 }
 
 // execute runs the calls of one response through the bridge and returns
@@ -259,7 +353,22 @@ func (r *run) execute(ctx context.Context, calls []*llm.ToolCall) []llm.Part {
 		if len(args) == 0 {
 			args = json.RawMessage("{}") // some servers send no text for argument-less calls
 		}
-		res := r.t.Execute(ctx, bridge.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
+		if r.final != nil && c.Name == FinalToolName {
+			results[i] = r.final.check(c)
+			return
+		}
+		call := bridge.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}
+		if s := r.sub; s != nil {
+			call.ID = s.CallIDPrefix + c.ID
+			call.Scope = s.Scope
+			call.Parent = s.Parent
+			call.TitlePrefix = s.TitlePrefix
+			r.emit(SubturnEvent{Call: c.Name})
+		}
+		res := r.t.Execute(ctx, call)
+		if r.sub != nil {
+			r.emit(SubturnEvent{Call: c.Name, Done: true, Failed: res.IsError})
+		}
 		results[i] = ToolResult(c, res)
 	}
 	for i, c := range calls {
@@ -283,7 +392,7 @@ func (r *run) readOnly(name string) bool {
 	if r.opts.Registry == nil {
 		return false
 	}
-	def, ok := r.opts.Registry.Lookup(r.sessionID, name)
+	def, ok := r.opts.Registry.Lookup(r.scope, name)
 	if !ok || def.Kind == "" {
 		return false
 	}
