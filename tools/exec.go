@@ -82,7 +82,7 @@ func start(c Command) (*process, error) {
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout = w
 	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
