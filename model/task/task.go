@@ -270,6 +270,9 @@ func (t *tool) execute(ctx context.Context, call registry.Call, raw json.RawMess
 		return registry.ErrorResult(registry.CodeToolError, "The subagent failed: "+err.Error()), nil
 	case res.StructuredError != nil:
 		msg := "The subagent did not produce a valid structured answer: " + res.StructuredError.Message
+		for _, v := range res.StructuredError.Violations {
+			msg += "\n- " + v.String()
+		}
 		return failure(CodeStructuredOutput, msg, res.StructuredError), nil
 	case res.StopReason == acp.StopMaxTurnRequests:
 		msg := fmt.Sprintf("The subagent reached its cap of %d steps before answering.", res.Requests)

@@ -1,0 +1,291 @@
+package task_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/model/task"
+	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// recorder wraps a provider and keeps every request it was sent.
+type recorder struct {
+	llm.Provider
+	mu   sync.Mutex
+	reqs []*llm.Request
+}
+
+func (r *recorder) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
+	cp := *req
+	cp.Messages = append([]llm.Message(nil), req.Messages...)
+	r.mu.Lock()
+	r.reqs = append(r.reqs, &cp)
+	r.mu.Unlock()
+	return r.Provider.Stream(ctx, req, emit)
+}
+
+func (r *recorder) requests() []*llm.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*llm.Request(nil), r.reqs...)
+}
+
+// harness is a bridge agent running the built-in loop over a scripted
+// model, with the first-party tools and the task tool, and a test client
+// connected over an in-memory pipe. Tools use the local disk (the client
+// offers no fs or terminals).
+type harness struct {
+	t        *testing.T
+	provider *recorder
+	agent    *bridge.Agent
+	client   *acptest.Client
+	conn     *acp.AgentConn
+	cwd      string
+	stateDir string
+	init     *acp.InitializeResponse
+
+	mu    sync.Mutex
+	asked []string // titles of the permission requests
+}
+
+func (h *harness) askedTitles() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.asked...)
+}
+
+type harnessOptions struct {
+	script   string
+	maxDepth int
+	stateDir string
+	cwd      string
+}
+
+func newHarness(t *testing.T, ho harnessOptions) *harness {
+	t.Helper()
+	s, err := script.Parse([]byte(ho.script))
+	if err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	prov := &recorder{Provider: script.New(s)}
+	reg := registry.New()
+	if err := reg.SetGlobal(tools.Builtin(tools.Options{})...); err != nil {
+		t.Fatal(err)
+	}
+	loop := model.New(model.Options{Provider: prov, Registry: reg, Logger: quiet()})
+	var agent *bridge.Agent
+	taskTool := func() *registry.Definition {
+		return task.New(task.Options{Loop: loop, Registry: reg, Pipeline: agent.Pipeline(), MaxDepth: ho.maxDepth})
+	}
+	if ho.stateDir == "" {
+		ho.stateDir = t.TempDir()
+	}
+	agent = bridge.New(bridge.Options{
+		Loop: loop, Registry: reg, StateDir: ho.stateDir, Prompt: loop.PromptCapabilities(),
+		Logger: quiet(), StructuredTurns: true,
+		SessionTools: func(bridge.SessionInfo) []*registry.Definition { return []*registry.Definition{taskTool()} },
+	})
+	agentEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = agent.Serve(ctx, agentEnd)
+	}()
+	h := &harness{t: t, provider: prov, agent: agent, stateDir: ho.stateDir}
+	cl := &acptest.Client{Permission: func(ctx context.Context, req *acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
+		if req.ToolCall.Title != nil {
+			h.mu.Lock()
+			h.asked = append(h.asked, *req.ToolCall.Title)
+			h.mu.Unlock()
+		}
+		return acptest.AllowOnce(ctx, req)
+	}}
+	conn := cl.Serve(ctx, clientEnd)
+	t.Cleanup(func() {
+		cancel()
+		_ = conn.Close()
+		<-served
+		<-conn.Done()
+	})
+	cwd := ho.cwd
+	if cwd == "" {
+		cwd = t.TempDir()
+	}
+	h.client, h.conn, h.cwd = cl, conn, cwd
+	h.init, err = conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return h
+}
+
+func (h *harness) newSession() string {
+	h.t.Helper()
+	s, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: h.cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		h.t.Fatalf("session/new: %v", err)
+	}
+	return s.SessionID
+}
+
+func (h *harness) prompt(ctx context.Context, session, text string, meta acp.Meta) (*acp.PromptResponse, error) {
+	return h.conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.Text(text)}, Meta: meta})
+}
+
+// validate checks every message of the connection against the schema.
+func (h *harness) validate() {
+	h.t.Helper()
+	if err := h.client.Recorder.Validate(acptest.SchemaOrSkip(h.t)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// card is what the client saw of one tool call.
+type card struct {
+	id, title, status string
+	content           []string
+}
+
+// cards folds the tool_call and tool_call_update notifications into the
+// final state of each call, in announcement order.
+func cards(ns []acp.SessionNotification) []*card {
+	var order []*card
+	byID := map[string]*card{}
+	texts := func(cs []acp.ToolCallContent) []string {
+		var out []string
+		b, _ := json.Marshal(cs)
+		var raw []struct {
+			Content struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		_ = json.Unmarshal(b, &raw)
+		for _, r := range raw {
+			out = append(out, r.Content.Text)
+		}
+		return out
+	}
+	for _, n := range ns {
+		switch u := n.Update.Value.(type) {
+		case *acp.ToolCall:
+			c := &card{id: u.ToolCallID, title: u.Title, status: string(u.Status), content: texts(u.Content)}
+			byID[c.id] = c
+			order = append(order, c)
+		case *acp.ToolCallUpdate:
+			c := byID[u.ToolCallID]
+			if c == nil {
+				continue
+			}
+			if u.Title != nil {
+				c.title = *u.Title
+			}
+			if u.Status != nil {
+				c.status = string(*u.Status)
+			}
+			if u.Content != nil {
+				c.content = texts(u.Content)
+			}
+		}
+	}
+	return order
+}
+
+func findCard(cs []*card, pred func(*card) bool) *card {
+	for _, c := range cs {
+		if pred(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// logRecords reads a session's durable log.
+func logRecords(t *testing.T, dir, session string) []map[string]json.RawMessage {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dir, session+"*"))
+	if len(matches) != 1 {
+		t.Fatalf("session log of %s: found %v", session, matches)
+	}
+	f, err := os.Open(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]json.RawMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// toolResults returns the tool results of a request's last message.
+func toolResults(req *llm.Request) []*llm.ToolResult {
+	if len(req.Messages) == 0 {
+		return nil
+	}
+	var out []*llm.ToolResult
+	for _, p := range req.Messages[len(req.Messages)-1].Parts {
+		if r, ok := p.(*llm.ToolResult); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func resultText(r *llm.ToolResult) string {
+	var s string
+	for _, p := range r.Content {
+		if t, ok := p.(*llm.Text); ok {
+			s += t.Text
+		}
+	}
+	return s
+}
+
+// firstPrompt is the text of a request's first message.
+func firstPrompt(req *llm.Request) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return req.Messages[0].Text()
+}
+
+// waitFor polls until cond holds or the test's deadline nears.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func hasPrefix(s, p string) bool { return strings.HasPrefix(s, p) }
