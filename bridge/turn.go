@@ -162,6 +162,9 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	def, _ := s.agent.registry.Lookup(scope, call.Name)
 	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: scope}
 	view := s.callView(def, pc)
+	// The prefix is part of the title everywhere the call is shown (the
+	// card, the permission request).
+	view.Title = call.TitlePrefix + view.Title
 
 	kind := acp.ToolKindOther
 	if view.Kind != "" {
@@ -170,7 +173,7 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	oc := &openCall{id: id, kind: view.Kind, titlePrefix: call.TitlePrefix}
 	tc := &acp.ToolCall{
 		ToolCallID: id,
-		Title:      call.TitlePrefix + relTitle(s.cwd, view.Title),
+		Title:      relTitle(s.cwd, view.Title),
 		Kind:       kind,
 		Status:     acp.ToolCallPending,
 		Content:    s.conn.features.mapContent(view.Content),
