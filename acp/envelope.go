@@ -78,10 +78,9 @@ func appendErrorResponse(dst []byte, id json.RawMessage, e *Error) []byte {
 	dst = append(dst, `,"message":`...)
 	dst = appendString(dst, e.Message)
 	if len(e.Data) > 0 {
-		mark := len(dst)
-		var err error
-		if dst, err = appendRaw(append(dst, `,"data":`...), e.Data); err != nil {
-			dst = dst[:mark] // invalid data is dropped rather than corrupting the line
+		// Invalid data is dropped rather than corrupting the line.
+		if withData, err := appendRaw(append(dst, `,"data":`...), e.Data); err == nil {
+			dst = withData
 		}
 	}
 	return append(dst, '}', '}', '\n')

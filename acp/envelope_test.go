@@ -1,0 +1,121 @@
+package acp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// The hand-built envelopes must be exactly what encoding/json writes for the same message
+// (members in envelope order), whatever the params or result.
+func TestEnvelopeMatchesEncodingJSON(t *testing.T) {
+	note := SessionNotification{SessionID: "s<1>", Update: AgentMessage("a & b\n\u2028"), Meta: Meta(`{"k": [1, 2]}`)}
+	values := []struct {
+		name string
+		v    any
+	}{
+		{"notification value", note},
+		{"notification pointer", &note},
+		{"nil notification pointer", (*SessionNotification)(nil)},
+		{"raw with spaces and html", json.RawMessage(` {"a" : "<b>", "c": [1, 2 ]} `)},
+		{"nil raw", json.RawMessage(nil)},
+		{"request struct", &PromptRequest{SessionID: "s1", Prompt: []ContentBlock{Text("hi")}}},
+		{"cancel request", CancelRequestNotification{RequestID: IntRequestID(7)}},
+		{"map", map[string]any{"z": 1, "a": "x"}},
+		{"empty result", struct{}{}},
+	}
+	type notification struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}
+	type request struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      uint64 `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}
+	type response struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}
+	for _, tc := range values {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(kind string, got []byte, err error, want any) {
+				t.Helper()
+				w, werr := json.Marshal(want)
+				if err != nil || werr != nil {
+					t.Fatalf("%s: errors %v / %v", kind, err, werr)
+				}
+				if string(got) != string(w)+"\n" {
+					t.Errorf("%s:\n got %s\nwant %s", kind, got, w)
+				}
+			}
+			got, err := appendNotification(nil, "session/update", tc.v)
+			check("notification", got, err, notification{"2.0", "session/update", tc.v})
+			got, err = appendRequest(nil, 42, "fs/read_text_file", tc.v)
+			check("request", got, err, request{"2.0", 42, "fs/read_text_file", tc.v})
+			got, err = appendResultResponse(nil, json.RawMessage(`"id-\u0061"`), tc.v)
+			check("response", got, err, response{"2.0", json.RawMessage(`"id-\u0061"`), tc.v})
+		})
+	}
+	t.Run("no params", func(t *testing.T) {
+		got, err := appendNotification(nil, "n", nil)
+		if err != nil || string(got) != `{"jsonrpc":"2.0","method":"n"}`+"\n" {
+			t.Errorf("got %s, %v", got, err)
+		}
+	})
+}
+
+func TestErrorResponseEnvelope(t *testing.T) {
+	tests := []struct {
+		name string
+		id   json.RawMessage
+		err  *Error
+		want string
+	}{
+		{"null id", nil, &Error{Code: CodeParseError, Message: "parse error"}, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`},
+		{"data", json.RawMessage(`7`), ResourceNotFound("file:///a<b>"), `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"resource not found: file:///a\u003cb\u003e","data":{"uri":"file:///a\u003cb\u003e"}}}`},
+		{"data compacted", json.RawMessage(`"x"`), &Error{Code: 1, Message: "m", Data: json.RawMessage("[1,\n 2]")}, `{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m","data":[1,2]}}`},
+		{"invalid data dropped", json.RawMessage(`1`), &Error{Code: 1, Message: "m", Data: json.RawMessage("{")}, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := appendErrorResponse(nil, tc.id, tc.err); string(got) != tc.want+"\n" {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendTrustedRaw(t *testing.T) {
+	tests := []struct {
+		name, raw, want string
+		err             bool
+	}{
+		{"compact is copied", `{"a":"<"}`, `{"a":"<"}`, false},
+		{"line breaks are compacted", "{\"a\":\n [1,\r\n2]}", `{"a":[1,2]}`, false},
+		{"invalid with a line break", "{\"a\":\n", "", true},
+		{"empty", "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := appendTrustedRaw(nil, json.RawMessage(tc.raw))
+			if (err != nil) != tc.err || string(got) != tc.want {
+				t.Errorf("got %q, %v; want %q (error %v)", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	same := [][2]string{{`"a"`, `"\u0061"`}, {`0`, `-0`}, {`12`, `12`}}
+	for _, p := range same {
+		if idKey(json.RawMessage(p[0])) != idKey(json.RawMessage(p[1])) {
+			t.Errorf("%s and %s have different keys", p[0], p[1])
+		}
+	}
+	if idKey(json.RawMessage(`"1"`)) == idKey(json.RawMessage(`1`)) {
+		t.Error(`"1" and 1 have the same key`)
+	}
+}

@@ -1,0 +1,223 @@
+package acp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+)
+
+// lineTap collects the outbound lines of one connection.
+type lineTap struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lineTap) tap(dir acp.Direction, msg []byte) {
+	if dir != acp.Outbound {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, string(msg))
+}
+
+func (l *lineTap) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.lines
+	l.lines = nil
+	return out
+}
+
+// TestRawUpdatesMatchTyped: an update sent typed (Update), as pre-encoded params
+// (SessionUpdateRaw) or as a pre-encoded update (UpdateRaw, also pretty-printed) is the same
+// line on the wire and the same notification at the client.
+func TestRawUpdatesMatchTyped(t *testing.T) {
+	updates := replayUpdates(8)
+	var out lineTap
+	var conn *acp.ClientConn
+	_, newAgent := newTestAgent(endTurn)
+	c := &acptest.Client{}
+	clientConn := acptest.Connect(t, c, func(cc *acp.ClientConn) acp.Agent { conn = cc; return newAgent(cc) }, acp.WithTap(out.tap))
+	ctx := context.Background()
+	if _, err := clientConn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion1}); err != nil {
+		t.Fatal(err)
+	}
+	out.take() // both ends share the tap option; keep only what follows
+
+	for i, u := range updates {
+		n := acp.SessionNotification{SessionID: "s\"1", Update: u}
+		params, err := json.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		update, err := json.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pretty, err := json.MarshalIndent(u, "", "\t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sends := []struct {
+			name string
+			send func() error
+		}{
+			{"Update", func() error { return conn.Update(ctx, n.SessionID, u) }},
+			{"SessionUpdateRaw", func() error { return conn.SessionUpdateRaw(ctx, params) }},
+			{"UpdateRaw", func() error { return conn.UpdateRaw(ctx, n.SessionID, update) }},
+			{"UpdateRaw pretty", func() error { return conn.UpdateRaw(ctx, n.SessionID, pretty) }},
+		}
+		for _, s := range sends {
+			if err := s.send(); err != nil {
+				t.Fatalf("update %d: %s: %v", i, s.name, err)
+			}
+		}
+		lines := out.take()
+		if len(lines) != len(sends) {
+			t.Fatalf("update %d: %d lines written, want %d", i, len(lines), len(sends))
+		}
+		want := `{"jsonrpc":"2.0","method":"session/update","params":` + string(params) + `}`
+		for j, l := range lines {
+			if l != want {
+				t.Errorf("update %d: %s wrote\n%s\nwant\n%s", i, sends[j].name, l, want)
+			}
+		}
+	}
+	// A round trip flushes the notifications to the client.
+	if _, err := clientConn.Prompt(ctx, &acp.PromptRequest{SessionID: "s\"1", Prompt: []acp.ContentBlock{acp.Text("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	got := c.Updates()
+	if len(got) != 4*len(updates) {
+		t.Fatalf("client got %d updates, want %d", len(got), 4*len(updates))
+	}
+	for i, n := range got {
+		want, _ := json.Marshal(acp.SessionNotification{SessionID: "s\"1", Update: updates[i/4]})
+		if gotJSON, _ := json.Marshal(n); !bytes.Equal(gotJSON, want) {
+			t.Errorf("client update %d: %s, want %s", i, gotJSON, want)
+		}
+	}
+	acptest.CheckSchema(t, c.Recorder)
+}
+
+// TestRawUpdateErrors: raw params that cannot be framed safely are refused, and nothing is
+// written.
+func TestRawUpdateErrors(t *testing.T) {
+	var out lineTap
+	conn := acp.ServeAgent(context.Background(), newDiscardPeer(), func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithTap(out.tap))
+	defer conn.Close()
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"empty update":          conn.UpdateRaw(ctx, "s1", nil),
+		"empty params":          conn.SessionUpdateRaw(ctx, json.RawMessage{}),
+		"invalid, multi-line":   conn.UpdateRaw(ctx, "s1", json.RawMessage("{\n")),
+		"invalid params":        conn.NotifyRaw(ctx, "x", json.RawMessage("[1,\n")),
+		"invalid generic raw":   conn.Notify(ctx, "x", json.RawMessage("{")),
+		"unencodable params":    conn.Notify(ctx, "x", map[string]any{"f": func() {}}),
+		"unencodable call":      conn.Call(ctx, "x", map[string]any{"f": func() {}}, nil),
+		"unencodable raw param": conn.Call(ctx, "x", json.RawMessage("nope"), nil),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if lines := out.take(); len(lines) != 0 {
+		t.Errorf("wrote %q", lines)
+	}
+}
+
+// TestConnResultEncodeFailure: a result that cannot be encoded is answered with -32603, once.
+func TestConnResultEncodeFailure(t *testing.T) {
+	type bad struct{ F func() }
+	routes := acp.Router{"_test/bad": acp.SyncRoute(func(context.Context, *struct{}) (*bad, error) { return &bad{F: func() {}}, nil })}
+	agentEnd, peerEnd := net.Pipe()
+	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithRoutes(routes))
+	defer conn.Close()
+	p := &rawPeer{t: t, conn: peerEnd, r: newReader(peerEnd)}
+	for _, id := range []string{"1", "2"} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"_test/bad","params":{}}`)
+		r := p.recv()
+		if string(r.ID) != id || r.Error == nil || r.Error.Code != acp.CodeInternalError || r.Result != nil {
+			t.Fatalf("reply %+v, want one -32603 for id %s", r, id)
+		}
+	}
+}
+
+// TestConnStrayResponses: responses nobody waits for are dropped; the connection keeps serving
+// and routes real responses, error data included, to their calls.
+func TestConnStrayResponses(t *testing.T) {
+	agentEnd, peerEnd := net.Pipe()
+	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	defer conn.Close()
+	p := &rawPeer{t: t, conn: peerEnd, r: newReader(peerEnd)}
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.ReadTextFile(context.Background(), &acp.ReadTextFileRequest{SessionID: "s1", Path: "/a"})
+		done <- err
+	}()
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	line, err := p.r.ReadBytes('\n')
+	if err != nil || json.Unmarshal(line, &req) != nil || req.Method != acp.MethodFSReadTextFile {
+		t.Fatalf("request %q: %v", line, err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":999,"result":{}}`)
+	p.send(`{"jsonrpc":"2.0","id":"` + string(req.ID) + `","result":{}}`)
+	p.send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32002,"message":"nope","data":{"uri":"file:///a"}}}`)
+	err = <-done
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound || string(ae.Data) != `{"uri":"file:///a"}` {
+		t.Fatalf("error %v, want the peer's -32002 with its data", err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":1}}`)
+	if r := p.recv(); string(r.ID) != "3" || r.Error == nil || r.Error.Code != acp.CodeMethodNotFound {
+		t.Fatalf("reply %+v", r)
+	}
+}
+
+// TestConnClosed: every way of sending fails with ErrClosed once the connection is closed,
+// and a call waiting for its response fails with ErrClosed when the peer goes away.
+func TestConnClosed(t *testing.T) {
+	agentEnd, peerEnd := net.Pipe()
+	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := conn.RequestPermission(context.Background(), &acp.RequestPermissionRequest{SessionID: "s1"})
+		waiting <- err
+	}()
+	if _, err := newReader(peerEnd).ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	_ = peerEnd.Close()
+	if err := <-waiting; !errors.Is(err, acp.ErrClosed) {
+		t.Errorf("waiting call: %v, want ErrClosed", err)
+	}
+	<-conn.Done()
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"Update":    conn.Update(ctx, "s1", acp.AgentMessage("x")),
+		"UpdateRaw": conn.UpdateRaw(ctx, "s1", json.RawMessage(`{}`)),
+		"NotifyRaw": conn.NotifyRaw(ctx, "x", json.RawMessage(`{}`)),
+		"Call":      conn.Call(ctx, "x", nil, nil),
+	} {
+		if !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("%s after close: %v, want ErrClosed", name, err)
+		}
+	}
+	if err := conn.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
