@@ -16,6 +16,7 @@ import (
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/registry"
 	"github.com/dsh-tools/dshd/tools"
 )
@@ -77,6 +78,7 @@ type daemon struct {
 	registry *registry.Registry
 	jobs     *tools.Jobs
 	loop     *model.Loop
+	taskTool *registry.Definition
 	agent    *bridge.Agent
 }
 
@@ -141,7 +143,20 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		DefaultMode: s.Permissions.DefaultMode,
 		Protected:   append([]string{d.stateDir}, d.paths...),
 		Logger:      log,
+		// The built-in loop honours _meta.dshd.outputSchema.
+		StructuredTurns: true,
+		// The task tool (subagents) exists per session: its subagents run
+		// in child scopes of the session's scope. Scope-local tools escape
+		// the global restrictions, so the settings' tool lists are applied
+		// here, when the session starts.
+		SessionTools: func(bridge.SessionInfo) []*registry.Definition {
+			if !restriction(overlay(d.live.Current(), d.flags)).Admits(task.Name) {
+				return nil
+			}
+			return []*registry.Definition{d.taskTool}
+		},
 	})
+	d.taskTool = task.New(task.Options{Loop: d.loop, Registry: d.registry, Pipeline: d.agent.Pipeline()})
 	d.live.OnChange(d.apply)
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
