@@ -17,6 +17,22 @@
 // cancels. A model error after something was shown ends the turn with a
 // visible message; before that it fails the prompt.
 //
+// Structured turns: when the client sent an output schema
+// ([bridge.Turn.OutputSchema]), the loop adds a forced final tool,
+// [FinalToolName], whose parameters are the schema verbatim, and the turn
+// ends only through it: a value that fails structured.Validate (or a
+// response that ends without the call) goes back to the model with every
+// violation, at most [MaxStructuredAttempts] times; the validated value is
+// handed to [bridge.Turn.SetStructured] and shown as the final message.
+//
+// Sub-turns: [Loop.RunSubturn] runs a nested turn inside a tool call of a
+// prompt turn (the task tool's subagents, package
+// [github.com/dsh-tools/dshd/model/task]): its own conversation, the tools
+// of a child scope, its calls made through the same [bridge.Turn.Execute]
+// with the parent token, prefixed ids and titles, and the same structured
+// final tool when asked for. A sub-turn's conversation is not part of the
+// session's history; its calls are in the durable log.
+//
 // The loop also offers the `model` config option (see
 // [Loop.SessionConfigOptions]); the bridge offers `mode`.
 //

@@ -115,6 +115,7 @@ func TestSubagentRestrictedTools(t *testing.T) {
 	// Durable: the child calls are recorded with their parent call, and a
 	// second daemon replays them as shown.
 	children := 0
+	taskToken := ""
 	for _, rec := range logRecords(t, h.stateDir, sid) {
 		var kind string
 		_ = json.Unmarshal(rec["t"], &kind)
@@ -122,15 +123,21 @@ func TestSubagentRestrictedTools(t *testing.T) {
 			continue
 		}
 		var ev struct {
-			CallID, Parent, ParentCall string
+			CallID, Token, Parent, ParentCall string
 		}
 		if err := json.Unmarshal(rec["d"], &ev); err != nil {
 			t.Fatalf("tool/call record %s: %v", rec["d"], err)
+		}
+		if ev.CallID == "t1" {
+			taskToken = ev.Token
 		}
 		if strings.HasPrefix(ev.CallID, "t1/") {
 			children++
 			if ev.ParentCall != "t1" || ev.Parent == "" {
 				t.Fatalf("child record %+v: want parentCall t1 and a parent token", ev)
+			}
+			if taskToken != "" && ev.Parent != taskToken {
+				t.Fatalf("child record %+v: parent token is not the task's %s", ev, taskToken)
 			}
 		}
 	}
@@ -458,4 +465,66 @@ func TestOrdinaryTurnHasNoStructuredMeta(t *testing.T) {
 		t.Fatalf("_meta = %s", resp.Meta)
 	}
 	acptest.CheckSchema(t, h.client.Recorder)
+}
+
+const structuredTurnFailScript = `{"turns": [
+  {"match": "^Which version", "responses": [
+    {"toolCalls": [{"name": "final_answer", "arguments": {"version": 1}}]},
+    {"toolCalls": [{"name": "final_answer", "arguments": {"version": 2}}]},
+    {"toolCalls": [{"name": "final_answer", "arguments": {}}]},
+    {"text": "must never run"}
+  ]}
+]}`
+
+func TestStructuredTurnGivesUp(t *testing.T) {
+	h := newHarness(t, harnessOptions{script: structuredTurnFailScript})
+	sid := h.newSession()
+	meta := acp.Meta(`{"dshd": {"outputSchema": {"type": "object", "properties": {"version": {"type": "string"}}, "required": ["version"]}}}`)
+	resp, err := h.prompt(context.Background(), sid, "Which version is this?", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.provider.requests()); n != 3 {
+		t.Fatalf("%d model requests, want 3", n)
+	}
+	var out struct {
+		Dshd struct {
+			Structured      json.RawMessage `json:"structured"`
+			StructuredError *struct {
+				Message    string
+				Violations []struct{ Path, Keyword, Message string }
+			} `json:"structuredError"`
+		} `json:"dshd"`
+	}
+	if err := json.Unmarshal(resp.Meta, &out); err != nil || out.Dshd.Structured != nil || out.Dshd.StructuredError == nil ||
+		len(out.Dshd.StructuredError.Violations) != 1 || out.Dshd.StructuredError.Violations[0].Keyword != "required" {
+		t.Fatalf("response _meta = %s", resp.Meta)
+	}
+	h.validate()
+}
+
+const stepCapScript = `{"turns": [
+  {"match": "^Loop", "responses": [
+    {"toolCalls": [{"id": "t1", "name": "task", "arguments": {"prompt": "Subagent: loop", "maxSteps": 2}}]},
+    {"text": "ok"}
+  ]},
+  {"match": "^Subagent: loop", "responses": [
+    {"text": "looking", "toolCalls": [{"name": "glob", "arguments": {"pattern": "*"}}]},
+    {"text": "still looking", "toolCalls": [{"name": "glob", "arguments": {"pattern": "*"}}]},
+    {"text": "must never run"}
+  ]}
+]}`
+
+func TestSubagentStepCap(t *testing.T) {
+	h := newHarness(t, harnessOptions{script: stepCapScript})
+	sid := h.newSession()
+	if _, err := h.prompt(context.Background(), sid, "Loop", nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.provider.requests()
+	res := toolResults(reqs[len(reqs)-1])
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(resultText(res[0]), "cap of 2 steps") {
+		t.Fatalf("task result = %+v", res)
+	}
+	h.validate()
 }
