@@ -126,3 +126,46 @@ func serveDiscard(b *testing.B) *acp.ClientConn {
 	b.Cleanup(func() { cancel(); _ = conn.Close() })
 	return conn
 }
+
+// BenchmarkNotify10kSessionUpdateRaw sends the same pre-encoded params with SessionUpdateRaw:
+// copied into the message, not re-validated.
+func BenchmarkNotify10kSessionUpdateRaw(b *testing.B) {
+	params := preEncodedParams(b, replayUpdates(replaySize))
+	conn := serveDiscard(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		for _, p := range params {
+			if err := conn.SessionUpdateRaw(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkNotify10kUpdateRaw is the replay path the bridge can use: the updates alone are
+// pre-encoded (as its session log stores them) and UpdateRaw builds the params around them in
+// the outgoing message.
+func BenchmarkNotify10kUpdateRaw(b *testing.B) {
+	ups := replayUpdates(replaySize)
+	raws := make([]json.RawMessage, len(ups))
+	for i, u := range ups {
+		raw, err := json.Marshal(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws[i] = raw
+	}
+	conn := serveDiscard(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		for _, raw := range raws {
+			if err := conn.UpdateRaw(ctx, "sess-1", raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

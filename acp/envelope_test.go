@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -118,4 +119,38 @@ func TestIDKey(t *testing.T) {
 	if idKey(json.RawMessage(`"1"`)) == idKey(json.RawMessage(`1`)) {
 		t.Error(`"1" and 1 have the same key`)
 	}
+}
+
+// FuzzFastEnvelope: whatever fastEnvelope accepts, json.Unmarshal accepts too, with the same
+// envelope.
+func FuzzFastEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"a":[1,2,{"b":null}]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}},"x":{"y":[true,false]}}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","result":null}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"m","data":[1.5e3]}}`,
+		`{"jsonrpc":"2.0","ID":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
+		`{"jsonrpc":"2\u002e0","method":"m"}`,
+		`{"jsonrpc":null,"method":"m"}`,
+		`{"jsonrpc":"2.0","method":"m","params":{"a":01}}`,
+		`{"jsonrpc":"2.0","method":"m","params":{"a":"\ud800"}}`,
+		`{"jsonrpc":"2.0","method":"m",}`,
+		` {"jsonrpc":"2.0","method":"m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		fast, ok := fastEnvelope(line)
+		if !ok {
+			return
+		}
+		var slow wireMessage
+		if err := json.Unmarshal(line, &slow); err != nil {
+			t.Fatalf("fastEnvelope accepted %q, json.Unmarshal: %v", line, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q:\n fast %+v\n slow %+v", line, fast, slow)
+		}
+	})
 }

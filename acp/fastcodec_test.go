@@ -226,6 +226,9 @@ func decodeAllBoth(t *testing.T, data []byte) {
 	decodeBoth[SessionUpdate](t, data)
 	decodeBoth[ToolCallContent](t, data)
 	decodeBoth[ContentBlock](t, data)
+	decodeBoth[SessionNotification](t, data)
+	decodeBoth[SessionNotification](t, []byte(`{"sessionId":"s","update":`+string(data)+`}`))
+	decodeBoth[SessionNotification](t, []byte(`{"_meta":{"a":1},"update":`+string(data)+`,"sessionId":"s","x":[1]}`))
 	var fast, slow SessionUpdate
 	errFast := fast.UnmarshalJSON(data)
 	fastDecodeOff.Store(true)

@@ -793,3 +793,103 @@ func (r *fastReader) locations() []ToolCallLocation {
 	}
 	return out
 }
+
+var sessionNotificationKeys = []string{"sessionId", "update", "_meta"}
+
+// fastSessionNotification decodes data (a whole session/update params object) into n if it
+// and its update are in the fast subset. Members absent from data leave n's fields as they
+// are, as encoding/json does.
+func fastSessionNotification(data []byte, n *SessionNotification) bool {
+	if fastDecodeOff.Load() || !isBareObject(data) {
+		return false
+	}
+	r := fastReader{data: data}
+	var (
+		seen      uint32
+		sessionID string
+		update    SessionUpdateVariant
+		meta      Meta
+	)
+	for more := r.beginObject(); more && !r.bad; more = r.nextMember() {
+		switch k := r.key(); string(k) {
+		case "sessionId":
+			r.seen(&seen, 1<<0)
+			sessionID = r.str()
+		case "update":
+			r.seen(&seen, 1<<1)
+			span := r.span()
+			if r.bad {
+				break
+			}
+			v, ok := fastSessionUpdate(span)
+			if !ok {
+				r.fail()
+			}
+			update = v
+		case "_meta":
+			r.seen(&seen, 1<<2)
+			meta = r.raw()
+		default:
+			r.unknownKey(k, sessionNotificationKeys)
+		}
+	}
+	r.end()
+	if r.bad {
+		return false
+	}
+	if seen&(1<<0) != 0 {
+		n.SessionID = sessionID
+	}
+	if seen&(1<<1) != 0 {
+		n.Update.Value = update
+	}
+	if seen&(1<<2) != 0 {
+		n.Meta = meta
+	}
+	return true
+}
+
+var envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// fastEnvelope extracts a message's envelope in one validating pass, if line is a plain JSON
+// object (exact-case, unique, unescaped keys; an unescaped "jsonrpc" string). It declines
+// anything else, which json.Unmarshal then handles (and reports). The raw members are
+// sub-slices of line.
+func fastEnvelope(line []byte) (wireMessage, bool) {
+	var m wireMessage
+	if fastDecodeOff.Load() || !isBareObject(line) {
+		return m, false
+	}
+	r := fastReader{data: line}
+	var seen uint32
+	for more := r.beginObject(); more && !r.bad; more = r.nextMember() {
+		switch k := r.key(); string(k) {
+		case "jsonrpc":
+			r.seen(&seen, 1<<0)
+			v := r.str()
+			m.JSONRPC = &v
+		case "id":
+			r.seen(&seen, 1<<1)
+			m.ID = r.span()
+		case "method":
+			r.seen(&seen, 1<<2)
+			m.Method = r.span()
+		case "params":
+			r.seen(&seen, 1<<3)
+			m.Params = r.span()
+		case "result":
+			r.seen(&seen, 1<<4)
+			m.Result = r.span()
+		case "error":
+			r.seen(&seen, 1<<5)
+			m.Error = r.span()
+		default:
+			r.unknownKey(k, envelopeKeys)
+		}
+	}
+	r.end()
+	if r.bad {
+		return wireMessage{}, false
+	}
+	return m, true
+}

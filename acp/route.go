@@ -121,7 +121,15 @@ func decodeParams[P any](raw json.RawMessage) (*P, error) {
 		}
 		return nil, fmt.Errorf("%w: missing params", ErrInvalidParams)
 	}
-	if err := json.Unmarshal(raw, p); err != nil {
+	// raw comes from the line stream, which has validated the whole line: a type with its own
+	// decoder gets the bytes directly, without json.Unmarshal's second validating pass.
+	var err error
+	if u, ok := any(p).(json.Unmarshaler); ok {
+		err = u.UnmarshalJSON(raw)
+	} else {
+		err = json.Unmarshal(raw, p)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
 	}
 	return p, nil

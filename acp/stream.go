@@ -111,11 +111,15 @@ type wireMessage struct {
 // decode checks line and decodes its message, reporting whether it holds one. The line is
 // scanned by one json.Unmarshal; params and results stay raw, for their consumers to decode.
 func (s *lineStream) decode(line []byte) (message, bool) {
-	// One pass validates the JSON and extracts the envelope (json.Unmarshal checks the whole
-	// input before decoding); a second, cheap one checks UTF-8, which encoding/json would
-	// otherwise silently replace.
-	var m wireMessage
-	err := json.Unmarshal(line, &m)
+	// One pass validates the JSON and extracts the envelope (fastEnvelope, or else
+	// json.Unmarshal, which reports what is wrong); a second, cheap one checks UTF-8, which
+	// encoding/json would otherwise silently replace.
+	m, fast := fastEnvelope(line)
+	var err error
+	if !fast {
+		m = wireMessage{}
+		err = json.Unmarshal(line, &m)
+	}
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &syntaxErr) || !utf8.Valid(line):

@@ -17,6 +17,19 @@ func (n SessionNotification) MarshalJSON() ([]byte, error) {
 	return appendSessionNotification(make([]byte, 0, sizeHint(n.Update)+len(n.SessionID)+len(n.Meta)+32), &n)
 }
 
+// UnmarshalJSON implements [json.Unmarshaler]: one validating pass over the whole params for
+// the hot update shapes (see fastdecode.go), encoding/json for everything else.
+func (n *SessionNotification) UnmarshalJSON(data []byte) error {
+	if fastSessionNotification(data, n) {
+		return nil
+	}
+	// A local type of the same name, without this method, so errors read as before.
+	type SessionNotification sessionNotificationFields
+	return json.Unmarshal(data, (*SessionNotification)(n))
+}
+
+type sessionNotificationFields SessionNotification
+
 // SessionUpdate is the "sessionUpdate"-tagged union streamed to the client. Value is one of
 // *UserMessageChunk, *AgentMessageChunk, *AgentThoughtChunk, *ToolCall, *ToolCallUpdate, *Plan,
 // *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
