@@ -60,9 +60,16 @@
 // returning an [*AgentConn] (Initialize, NewSession, Prompt, Cancel, …).
 //
 // [Stdio] adapts os.Stdin/os.Stdout; [WithTap] observes every line in wire order (the test
-// recorder uses it); [WithRoutes] adds "_" extension methods. Known limits, inherited from
-// jsonrpc2 v0.2.3: a request with "id":null is treated as a notification, and negative
-// integer ids are rejected with -32600 (jsonrpc2 would echo them wrapped to uint64).
+// recorder uses it); [WithRoutes] adds "_" extension methods. Known limits, kept from the
+// jsonrpc2 v0.2.3 engine this one replaced: a request with "id":null is treated as a
+// notification, and negative integer ids are rejected with -32600.
+//
+// Each message is encoded exactly once: the connection writes the JSON-RPC envelope itself and
+// encodes params or result straight into the outgoing line (session/update through the
+// hand-written encoder). Updates that are already JSON, such as those a durable session log
+// replays, go out with [ClientConn.UpdateRaw] or [ClientConn.SessionUpdateRaw] ([Conn.NotifyRaw]
+// in general), copied and never re-validated. Reading scans each line once for its envelope,
+// and session/update params are decoded in one more pass.
 //
 // Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
 // %w); it is converted to a JSON-RPC error once, at the edge.

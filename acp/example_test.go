@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 
@@ -69,4 +70,24 @@ func ExampleServeAgent() {
 	// stop: end_turn
 	// error: invalid params: empty prompt
 	// error: method not found: session/list
+}
+
+// An update encoded once (for a durable log, say) is sent as it is: UpdateRaw builds the
+// session/update params around it in the outgoing line, without decoding or re-encoding it.
+func ExampleClientConn_UpdateRaw() {
+	ctx := context.Background()
+	agentEnd, clientEnd := net.Pipe()
+	var client *acp.ClientConn
+	agent := acp.ServeAgent(ctx, agentEnd, func(c *acp.ClientConn) acp.Agent { client = c; return acp.UnimplementedAgent{} })
+	defer agent.Close()
+	conn := acp.ServeClient(ctx, clientEnd, func(*acp.AgentConn) acp.Client { return printer{} })
+	defer conn.Close()
+
+	logged, _ := json.Marshal(acp.AgentMessage("Hello again!")) // as stored in the session log
+	if err := client.UpdateRaw(ctx, "s1", logged); err != nil {
+		fmt.Println(err)
+	}
+	_ = agent.Close() // the client reads the update before it sees the end of the stream
+	<-conn.Done()
+	// Output: agent says: Hello again!
 }
