@@ -20,7 +20,16 @@
 //     a new daemon loads and continues the session.
 //   - TestFaultPolicy: arguments that try to escape the roots, rewrite the
 //     daemon's own settings or state, chain commands past a remembered rule,
-//     exceed size limits or smuggle duplicate keys, also in bypass mode.
+//     exceed size limits or smuggle duplicate keys, also in bypass mode
+//     (TestFaultPolicyBypassRoots: root escapes in bypass mode).
+//
+// TestMemoryTenTurns checks for leaks over 10 consecutive 1,000-call turns.
+//
+// The benchmarks (BenchmarkStartup, BenchmarkSessionNew, BenchmarkTurn1000Calls,
+// BenchmarkMemory) compare dshd with a same-run reference (sub-benchmarks;
+// scripts/bench-table.sh prints the ratios). Their B/op and allocs/op are
+// the test process's, i.e. the client's; the daemon's memory is the
+// peak-RSS-MB metric read from /proc/<pid>/status.
 //
 // The daemon has no goroutine endpoint, so "back to baseline" is checked on
 // what /proc shows of it: open file descriptors and OS threads.

@@ -46,6 +46,7 @@ type wire struct {
 
 	mu         sync.Mutex
 	must       map[string]bool // ids of well-formed requests: answered exactly once
+	sentLines  map[string]string
 	maybe      map[string]bool // ids inside malformed messages: answered at most once
 	answers    map[string]int  // id → responses seen
 	unexpected []string        // responses to ids never sent in a request
@@ -62,7 +63,7 @@ type wire struct {
 
 func newWire(w io.Writer, r io.Reader) *wire {
 	c := &wire{
-		w: w, must: map[string]bool{}, maybe: map[string]bool{}, answers: map[string]int{},
+		w: w, must: map[string]bool{}, sentLines: map[string]string{}, maybe: map[string]bool{}, answers: map[string]int{},
 		waiters: map[string]chan rawMsg{}, goodIDs: map[string]bool{}, done: make(chan struct{}),
 	}
 	go c.read(r)
@@ -370,6 +371,9 @@ func TestFaultHostileClient(t *testing.T) {
 	p := f.start(t)
 	c := newWire(p.stdin, p.stdout)
 	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("DSHD_E2E_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
 	t.Logf("seed %d", seed)
 	h := &hostile{rng: rand.New(rand.NewPCG(seed, 1)), ws: f.ws}
 
@@ -450,6 +454,7 @@ func TestFaultHostileClient(t *testing.T) {
 				switch kind {
 				case mustAnswer:
 					c.must[id] = true
+					c.sentLines[id] = abbrev(line)
 				case maybeAnswer:
 					c.maybe[id] = true
 				}
@@ -510,6 +515,18 @@ func TestFaultHostileClient(t *testing.T) {
 		t.Fatalf("flooding: %v (daemon running: %v)", err, p.running())
 	}
 
+	// Some hostile turns wait for permission answers that never come (a
+	// user who walked away): cancelling the hostile sessions ends them.
+	c.mu.Lock()
+	hostileSessions := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.created), h.sessions...))))
+	c.mu.Unlock()
+	for _, s := range hostileSessions {
+		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": s}})
+		if err := c.write(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// Every well-formed request is answered exactly once, nothing else.
 	if !eventually(60*time.Second, func() bool {
 		c.mu.Lock()
@@ -529,7 +546,10 @@ func TestFaultHostileClient(t *testing.T) {
 			}
 		}
 		c.mu.Unlock()
-		t.Errorf("%d requests never answered (daemon running: %v), e.g. %q", len(missing), p.running(), missing[:min(10, len(missing))])
+		t.Errorf("%d requests never answered (daemon running: %v)", len(missing), p.running())
+		for _, id := range missing[:min(10, len(missing))] {
+			t.Errorf("never answered: %s", c.sentLines[id])
+		}
 	}
 	c.mu.Lock()
 	for id, n := range c.answers {
@@ -565,10 +585,10 @@ func TestFaultHostileClient(t *testing.T) {
 	}
 
 	// Closing the hostile sessions brings the descriptors back.
-	c.mu.Lock()
-	opened := slices.Compact(slices.Sorted(slices.Values(c.created)))
+	c.mu.Lock() // every answer is in: the complete list of sessions opened
+	hostileSessions = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.created), h.sessions...))))
 	c.mu.Unlock()
-	for i, s := range opened {
+	for i, s := range hostileSessions {
 		if m := c.call(t, fmt.Sprintf(`"close-%d"`, i), "session/close", map[string]any{"sessionId": s}, false); m.Error != nil {
 			t.Errorf("session/close %s: %+v", s, m.Error)
 		}
