@@ -403,7 +403,7 @@ func TestFaultHostileClient(t *testing.T) {
 	askRng := rand.New(rand.NewPCG(seed, 2))
 	var askMu sync.Mutex
 	goodAsked := make(chan rawMsg, 1)
-	c.onRequest = func(m rawMsg, line []byte) {
+	onRequest := func(m rawMsg, line []byte) {
 		if m.sessionID() == good {
 			goodAsked <- m
 			return
@@ -423,6 +423,9 @@ func TestFaultHostileClient(t *testing.T) {
 		default: // never answered: the session's cancel or close must end it
 		}
 	}
+	c.mu.Lock()
+	c.onRequest = onRequest
+	c.mu.Unlock()
 
 	// The hostile client opens its own sessions, then floods.
 	for i := range 5 {
