@@ -53,6 +53,11 @@ type Options struct {
 	StructuredTurns bool
 	// Auth, optional, is for loops that need credentials.
 	Auth *Auth
+	// OnSessionClose, optional, runs when a session ends (session/close,
+	// a load that replaces it, or the connection closing), after its turn
+	// has ended: the place to free what the embedder keeps per session,
+	// such as background commands.
+	OnSessionClose func(SessionInfo)
 	// MCP, optional, connects the MCP servers the editor passes in
 	// session/new, session/load and session/resume.
 	MCP MCPConnector

@@ -319,7 +319,10 @@ func (c *conn) setConfigOption(_ context.Context, p *acp.SetSessionConfigOptionR
 		return nil, err
 	}
 	if p.ConfigID != ConfigMode {
-		return nil, invalidParams("unknown config option %q", p.ConfigID)
+		if err := s.setLoopOption(p.ConfigID, p.Value.ID, p.Value.Bool != nil); err != nil {
+			return nil, err
+		}
+		return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 	}
 	if p.Value.Bool != nil || modeByID(p.Value.ID) == nil {
 		return nil, invalidParams("unknown value for the mode option")

@@ -220,11 +220,16 @@ func newTestAgent(tb testing.TB, loop bridge.Loop, stateDir string) *bridge.Agen
 }
 
 func buildTestAgent(loop bridge.Loop, stateDir string) (*bridge.Agent, error) {
+	return buildTestAgentWith(loop, stateDir, nil)
+}
+
+// buildTestAgentWith is buildTestAgent with a chance to change the options.
+func buildTestAgentWith(loop bridge.Loop, stateDir string, adjust func(*bridge.Options)) (*bridge.Agent, error) {
 	reg := registry.New()
 	if err := reg.SetGlobal(testTools()...); err != nil {
 		return nil, err
 	}
-	return bridge.New(bridge.Options{
+	opts := bridge.Options{
 		Loop:         loop,
 		Registry:     reg,
 		StateDir:     stateDir,
@@ -233,5 +238,9 @@ func buildTestAgent(loop bridge.Loop, stateDir string) (*bridge.Agent, error) {
 		Now:          func() time.Time { return fixedNow },
 		NewSessionID: counter("sess"),
 		Logger:       discardLogger(),
-	}), nil
+	}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	return bridge.New(opts), nil
 }

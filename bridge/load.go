@@ -84,6 +84,11 @@ func (s *session) restore(recs []sessionlog.Record) {
 			if r.Decode(&e) == nil && modeByID(e.Mode) != nil {
 				s.mode = e.Mode
 			}
+		case evConfig:
+			var e configEvent
+			if r.Decode(&e) == nil {
+				s.restoreLoopOption(e)
+			}
 		case evTitle:
 			var e sessionlog.Title
 			if r.Decode(&e) == nil {

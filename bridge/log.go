@@ -23,6 +23,7 @@ import (
 //	rule/remembered  an allow_always / reject_always grant
 //	rule/revoked     a grant revoked with /revoke
 //	mode             a mode change
+//	config           a change of one of the loop's config options
 //	title            the session title
 //	turn/end         the stop reason; the log is synced right after
 const (
@@ -36,6 +37,7 @@ const (
 	evRevoke     = sessionlog.KindRuleRevoked
 	evMode       = sessionlog.KindMode
 	evTitle      = sessionlog.KindTitle
+	evConfig     = sessionlog.KindConfig
 	evTurnEnd    = "turn/end"
 )
 
@@ -53,6 +55,7 @@ type logEvent struct {
 	Mode       string
 	Title      string
 	StopReason string
+	Config     *configEvent
 }
 
 // toolEvent is the payload of tool/call and tool/result.
@@ -108,6 +111,8 @@ func (e logEvent) payload() any {
 		return modeEvent{Mode: e.Mode}
 	case evTitle:
 		return sessionlog.Title{Title: e.Title}
+	case evConfig:
+		return e.Config
 	case evTurnEnd:
 		return turnEndEvent{StopReason: e.StopReason}
 	}

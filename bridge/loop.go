@@ -35,6 +35,20 @@ type Loop interface {
 	Turn(ctx context.Context, t *Turn) (acp.StopReason, error)
 }
 
+// SessionConfigurer is implemented by a [Loop] that has config options of
+// its own (the built-in loop's model selector, for example). The bridge
+// offers them after its own `mode` option in every config option list,
+// routes session/set_config_option for their ids to the loop, records each
+// change in the durable log and replays it on load and resume.
+type SessionConfigurer interface {
+	// SessionConfigOptions returns the loop's options for a session, with
+	// their current values.
+	SessionConfigOptions(sessionID string) []acp.SessionConfigOption
+	// SetSessionConfigOption changes one; handled is false for an id the
+	// loop does not know. An error rejects the value (invalid params).
+	SetSessionConfigOption(sessionID, configID, value string) (handled bool, err error)
+}
+
 // LoopFunc adapts a function to [Loop].
 type LoopFunc func(ctx context.Context, t *Turn) (acp.StopReason, error)
 

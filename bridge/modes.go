@@ -63,7 +63,7 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 	for _, m := range modes {
 		opts = append(opts, acp.SelectOption{Value: m.id, Name: m.name, Description: acp.Ptr(m.description)})
 	}
-	return []acp.SessionConfigOption{{Value: &acp.SelectConfigOption{
+	list := []acp.SessionConfigOption{{Value: &acp.SelectConfigOption{
 		ID:           ConfigMode,
 		Name:         "Mode",
 		Description:  acp.Ptr("How much the agent may do without asking."),
@@ -71,6 +71,10 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 		CurrentValue: s.currentMode(),
 		Options:      acp.SelectOptions{Flat: opts},
 	}}}
+	if lc, ok := s.agent.opts.Loop.(SessionConfigurer); ok {
+		list = append(list, lc.SessionConfigOptions(s.id)...)
+	}
+	return list
 }
 
 // Names of the pre-execute listeners and guards the bridge installs, in

@@ -371,6 +371,9 @@ func (s *session) close() {
 	}
 	s.agent.registry.RemoveScope(s.id)
 	s.agent.pipeline.RemoveScope(s.id)
+	if f := s.agent.opts.OnSessionClose; f != nil {
+		f(s.info())
+	}
 	if s.mcp != nil {
 		if err := s.mcp.Close(); err != nil {
 			s.agent.log.Warn("closing MCP servers", "session", s.id, "err", err)

@@ -145,6 +145,12 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Logger:      log,
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
+		// A closed session's background commands end with it, and the
+		// loop forgets its per-session model choice.
+		OnSessionClose: func(info bridge.SessionInfo) {
+			d.jobs.CloseSession(info.ID)
+			d.loop.ForgetSession(info.ID)
+		},
 		// The task tool (subagents) exists per session: its subagents run
 		// in child scopes of the session's scope. Scope-local tools escape
 		// the global restrictions, so the settings' tool lists are applied
