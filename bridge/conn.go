@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +18,14 @@ import (
 )
 
 // peer is what the bridge needs of the connection to the editor;
-// *acp.Conn implements it.
+// *acp.ClientConn implements it.
 type peer interface {
 	Call(ctx context.Context, method string, params, result any) error
 	Notify(ctx context.Context, method string, params any) error
+	// UpdateRaw sends a session/update whose update is already JSON
+	// (encoded once for the log and the wire, or read back from the log),
+	// so nothing decodes and re-encodes it.
+	UpdateRaw(ctx context.Context, sessionID string, update json.RawMessage) error
 }
 
 // conn is the bridge's state for one editor connection.
@@ -52,7 +57,7 @@ func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	out := newCoalescer(rwc)
 	defer out.Close()
 	ac := acp.Serve(ctx, out, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
-	c.rpc = ac
+	c.rpc = &acp.ClientConn{Conn: ac}
 	close(c.ready)
 	select {
 	case <-ac.Done():

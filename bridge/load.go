@@ -153,18 +153,6 @@ func messageNumber(payload []byte) int {
 	return n
 }
 
-// updateParams builds session/update params around an update that is
-// already JSON (encoded once for the log and the wire, or read from the
-// log), so nothing decodes and re-encodes it.
-func updateParams(quotedID []byte, update json.RawMessage) json.RawMessage {
-	b := make([]byte, 0, len(quotedID)+len(update)+26)
-	b = append(b, `{"sessionId":`...)
-	b = append(b, quotedID...)
-	b = append(b, `,"update":`...)
-	b = append(b, update...)
-	return append(b, '}')
-}
-
 // replay streams the session's history as it was sent: the user's prompts
 // as user_message_chunks, then every update in order. Replayed updates are
 // not logged again.
@@ -192,7 +180,7 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 				}
 			}
 		case evUpdate:
-			if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, updateParams(s.quotedID, r.Payload)); err != nil {
+			if err := s.conn.peer().UpdateRaw(ctx, s.id, r.Payload); err != nil {
 				return err
 			}
 		}

@@ -19,14 +19,13 @@ import (
 
 // session is one active ACP session of a connection.
 type session struct {
-	agent    *Agent
-	conn     *conn
-	id       string
-	quotedID []byte // id as a JSON string
-	cwd      string
-	roots    []string // cwd first, then the additional directories
-	extra    []string // additional directories as the client sent them
-	created  time.Time
+	agent   *Agent
+	conn    *conn
+	id      string
+	cwd     string
+	roots   []string // cwd first, then the additional directories
+	extra   []string // additional directories as the client sent them
+	created time.Time
 
 	log *logWriter // nil without a state directory
 	mcp io.Closer  // the session's MCP connections, if any
@@ -54,16 +53,15 @@ var errBusy = acp.NewError(acp.CodeInvalidRequest, "session is busy: a prompt tu
 
 func newSession(a *Agent, c *conn, id, cwd string, extra []string, created time.Time) *session {
 	s := &session{
-		agent:    a,
-		conn:     c,
-		id:       id,
-		quotedID: quote(id),
-		cwd:      cwd,
-		extra:    slices.Clone(extra),
-		roots:    append([]string{cwd}, extra...),
-		created:  created,
-		mode:     *a.mode.Load(),
-		callIDs:  map[string]struct{}{},
+		agent:   a,
+		conn:    c,
+		id:      id,
+		cwd:     cwd,
+		extra:   slices.Clone(extra),
+		roots:   append([]string{cwd}, extra...),
+		created: created,
+		mode:    *a.mode.Load(),
+		callIDs: map[string]struct{}{},
 	}
 	s.remembered.Cwd = cwd
 	return s
@@ -93,7 +91,7 @@ func (s *session) newMessageID() string {
 // sendUpdate writes a session/update and records it in the durable log.
 // The update is encoded once; the log and the wire get the same bytes.
 func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
-	raw, err := json.Marshal(acp.SessionUpdate{Value: u})
+	raw, err := acp.SessionUpdate{Value: u}.MarshalJSON()
 	if err != nil {
 		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
 		return
@@ -103,7 +101,7 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
 	if s.log != nil {
 		s.log.appendRaw(evUpdate, raw)
 	}
-	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, updateParams(s.quotedID, raw)); err != nil {
+	if err := s.conn.peer().UpdateRaw(context.Background(), s.id, raw); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }
@@ -411,9 +409,4 @@ func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id, par
 		res = rawOutput(out.Result)
 	}
 	s.log.append(logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
-}
-
-func quote(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }
