@@ -8,32 +8,35 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Conn is one JSON-RPC connection to an ACP peer. It is the shared engine under [ClientConn]
 // (the agent's view of the client) and [AgentConn] (the client's view of the agent). Its
 // methods are safe for concurrent use.
 //
-// Every message it writes is built in one buffer, envelope included, with its params or
-// result encoded once (see envelope.go); every line it reads is scanned once for its
-// envelope, and params and results reach their decoders as the original bytes.
+// The protocol runs on github.com/sourcegraph/jsonrpc2: its read loop dispatches inbound
+// messages, it matches responses to outgoing calls and sends the replies. The line stream
+// under it (stream.go) spares it the generic encoding: each line is scanned once, params and
+// results reach their decoders as the original bytes, and every outgoing message is built in
+// one buffer with its params or result encoded once. Notifications, the hot path, are
+// written straight to the line stream, under the same lock as jsonrpc2's writes.
 type Conn struct {
+	rpc    *jsonrpc2.Conn
+	ready  chan struct{} // closed once rpc is set
 	stream *lineStream
 	routes Router
 	log    *slog.Logger
 	ctx    context.Context // cancelled when the connection closes
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the connection has closed
 
 	nextID atomic.Uint64
 
 	mu       sync.Mutex
-	closed   bool
-	inflight map[string]context.CancelFunc // inbound requests not yet answered, by idKey
-	pending  map[uint64]chan message       // outbound requests awaiting their response
+	inflight map[jsonrpc2.ID]context.CancelFunc // inbound requests not yet answered
 }
 
 // Option configures a connection.
@@ -88,9 +91,8 @@ func newConn(ctx context.Context, rwc io.ReadWriteCloser, opts ...Option) *Conn 
 	c := &Conn{
 		log:      o.log,
 		routes:   o.routes,
-		done:     make(chan struct{}),
-		inflight: map[string]context.CancelFunc{},
-		pending:  map[uint64]chan message{},
+		ready:    make(chan struct{}),
+		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.stream = newLineStream(rwc, o.tap, c.log.Debug)
@@ -107,75 +109,49 @@ func (c *Conn) start(routes Router) {
 		merged[k] = v
 	}
 	c.routes = merged
-	go c.readLoop()
+	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, rpcHandler{c},
+		jsonrpc2.SetLogger(slogPrintf{c.log}),
+		jsonrpc2.OnSend(c.stream.onSend),
+		jsonrpc2.OnRecv(c.stream.onRecv))
+	close(c.ready)
 	go func() {
-		<-c.ctx.Done()
-		c.shutdown(nil)
+		<-c.rpc.DisconnectNotify()
+		c.cancel()
 	}()
 }
 
-// readLoop reads messages until the stream ends. Requests and notifications are handled in
-// arrival order on this goroutine; responses go to their waiting Call.
-func (c *Conn) readLoop() {
-	for {
-		m, err := c.stream.readMessage()
-		if err != nil {
-			c.shutdown(err)
-			return
-		}
-		if m.isCall {
-			c.handle(m)
-		} else {
-			c.deliver(m)
-		}
-	}
-}
-
-// shutdown closes the connection once: pending calls fail with ErrClosed, handler contexts are
-// cancelled, the stream is closed. Later calls report errAlreadyClosed.
-func (c *Conn) shutdown(cause error) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return errAlreadyClosed
-	}
-	c.closed = true
-	for id, ch := range c.pending {
-		close(ch)
-		delete(c.pending, id)
-	}
-	close(c.done)
-	c.mu.Unlock()
-	c.cancel()
-	err := c.stream.Close()
-	if cause != nil && !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
-		c.log.Debug("acp: connection closed on a read error", "error", cause)
-	}
-	return err
-}
-
-var errAlreadyClosed = errors.New("acp: already closed")
-
 // Done is closed when the connection has closed (peer EOF, ctx cancelled or Close).
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
 
 // Close closes the connection and the underlying stream. In-flight handler contexts are
 // cancelled.
 func (c *Conn) Close() error {
-	if err := c.shutdown(nil); !errors.Is(err, errAlreadyClosed) {
-		return err
+	err := c.rpc.Close()
+	c.cancel()
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return nil
 	}
-	return nil
+	return err
 }
 
+// isClosed reports whether the connection has closed. jsonrpc2 marks itself closed before it
+// closes the stream, so a write that failed because of a close sees it here.
 func (c *Conn) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
+	select {
+	case <-c.ready:
+	default:
+		return c.ctx.Err() != nil
+	}
+	select {
+	case <-c.rpc.DisconnectNotify():
+		return true
+	default:
+		return c.ctx.Err() != nil
+	}
 }
 
-// send writes one complete line and recycles its buffer. A failure on a closed connection is
-// ErrClosed.
+// send writes one complete line the connection built itself (a notification) and recycles
+// its buffer. A failure on a closed connection is ErrClosed.
 func (c *Conn) send(buf *[]byte) error {
 	defer putBuf(buf)
 	if c.isClosed() {
@@ -194,74 +170,54 @@ func (c *Conn) send(buf *[]byte) error {
 // cancelled first, Call sends $/cancel_request for the request and returns an error matching
 // both ctx.Err() and [ErrRequestCancelled]. An error response is returned as an *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	id := c.nextID.Add(1)
-	buf := getBuf()
-	line, err := appendRequest(*buf, id, method, params)
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	var rawParams any // nil: no params member
+	if params != nil {
+		buf := getBuf()
+		raw, err := appendValue(*buf, params)
+		if err != nil {
+			putBuf(buf)
+			return fmt.Errorf("acp: %s: encoding params: %w", method, err)
+		}
+		*buf = raw
+		defer putBuf(buf) // jsonrpc2 copies the params (json.Marshal of a RawMessage)
+		rawParams = json.RawMessage(raw)
+	}
+	w, err := c.rpc.DispatchCall(ctx, method, rawParams, jsonrpc2.PickID(id))
 	if err != nil {
-		putBuf(buf)
-		return fmt.Errorf("acp: %s: encoding params: %w", method, err)
+		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
 	}
-	*buf = line
-	ch := make(chan message, 1)
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		putBuf(buf)
-		return fmt.Errorf("acp: %s: %w", method, ErrClosed)
-	}
-	c.pending[id] = ch
-	c.mu.Unlock()
-	if err := c.send(buf); err != nil {
-		c.forget(id)
-		return fmt.Errorf("acp: %s: %w", method, err)
-	}
-	var resp message
-	select {
-	case <-ctx.Done():
-		c.forget(id)
-		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id))}
+	// onRecv restores the response's real result, so Wait decodes the original bytes, once.
+	err = w.Wait(ctx, result)
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id.Num))}
 		if nerr := c.Notify(context.Background(), MethodCancelRequest, cancel); nerr != nil {
 			c.log.Debug("acp: sending $/cancel_request", "method", method, "error", nerr)
 		}
-		return fmt.Errorf("acp: %s: %w (%w)", method, ErrRequestCancelled, ctx.Err())
-	case r, ok := <-ch:
-		if !ok {
-			return fmt.Errorf("acp: %s: %w", method, ErrClosed)
-		}
-		resp = r
+		return fmt.Errorf("acp: %s: %w (%w)", method, ErrRequestCancelled, ctxErr)
 	}
-	if resp.err != nil {
-		return resp.err
-	}
-	if result == nil || len(resp.result) == 0 || isNull(resp.result) {
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case err == nil:
 		return nil
-	}
-	if err := json.Unmarshal(resp.result, result); err != nil {
+	case errors.As(err, &rpcErr):
+		e := &Error{Code: rpcErr.Code, Message: rpcErr.Message}
+		if rpcErr.Data != nil {
+			e.Data = *rpcErr.Data
+		}
+		return e
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return fmt.Errorf("acp: %s: %w", method, ErrClosed)
+	default:
 		return fmt.Errorf("acp: decoding %s result: %w", method, err)
 	}
-	return nil
 }
 
-func (c *Conn) forget(id uint64) {
-	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
-}
-
-// deliver hands a response to the Call waiting for it.
-func (c *Conn) deliver(m message) {
-	var ch chan message
-	if n, err := strconv.ParseUint(string(m.id), 10, 64); err == nil {
-		c.mu.Lock()
-		ch = c.pending[n]
-		delete(c.pending, n)
-		c.mu.Unlock()
+func closedErr(err error) error {
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return ErrClosed
 	}
-	if ch == nil {
-		c.log.Debug("acp: ignoring a response to no outstanding request", "id", string(m.id))
-		return
-	}
-	ch <- m // buffered: never blocks
+	return err
 }
 
 // Notify sends a notification. Notifications and replies issued by one goroutine reach the
@@ -304,38 +260,46 @@ func (c *Conn) NotifyRaw(ctx context.Context, method string, params json.RawMess
 
 var errEmptyRaw = errors.New("empty raw params")
 
-// handle runs on the read goroutine, so everything here (and every route's start function)
-// happens in arrival order; slow work runs on goroutines.
-func (c *Conn) handle(req message) {
-	if req.id == nil {
-		c.handleNotification(req.method, req.params)
+// rpcHandler adapts a Conn to jsonrpc2.Handler without exporting Handle.
+type rpcHandler struct{ c *Conn }
+
+func (h rpcHandler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	h.c.handle(req)
+}
+
+// handle runs on jsonrpc2's read goroutine, so everything here (and every route's start
+// function) happens in arrival order; slow work runs on goroutines.
+func (c *Conn) handle(req *jsonrpc2.Request) {
+	<-c.ready
+	params := c.stream.takeParams() // req has the stand-in's envelope only
+	if req.Notif {
+		c.handleNotification(req.Method, params)
 		return
 	}
-	route, ok := c.routes[req.method]
+	route, ok := c.routes[req.Method]
 	if !ok || route.notification {
-		c.reply(req.id, nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.method))
+		c.reply(req.ID, nil, fmt.Errorf("%w: %s", ErrMethodNotFound, req.Method))
 		return
 	}
-	key := idKey(req.id)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
-	if _, dup := c.inflight[key]; dup {
+	if _, dup := c.inflight[req.ID]; dup {
 		c.mu.Unlock()
 		cancel()
-		c.reply(req.id, nil, fmt.Errorf("%w: request id %s is already in flight", ErrInvalidRequest, req.id))
+		c.reply(req.ID, nil, fmt.Errorf("%w: request id %s is already in flight", ErrInvalidRequest, req.ID))
 		return
 	}
-	c.inflight[key] = cancel
+	c.inflight[req.ID] = cancel
 	c.mu.Unlock()
 
-	result, run, err := c.startRoute(ctx, req.method, route, req.params)
+	result, run, err := c.startRoute(ctx, req.Method, route, params)
 	if err != nil || run == nil {
-		c.finish(req.id, key, result, err)
+		c.finish(req.ID, result, err)
 		return
 	}
 	go func() {
-		result, err := protect(req.method, run)
-		c.finish(req.id, key, result, err)
+		result, err := protect(req.Method, run)
+		c.finish(req.ID, result, err)
 	}()
 }
 
@@ -346,9 +310,9 @@ func (c *Conn) handleNotification(method string, params json.RawMessage) {
 			c.log.Debug("acp: bad $/cancel_request", "error", err)
 			return
 		}
-		if key, ok := keyOfRequestID(n.RequestID); ok {
+		if id, ok := rpcID(json.RawMessage(n.RequestID)); ok {
 			c.mu.Lock()
-			cancel := c.inflight[key]
+			cancel := c.inflight[id]
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
@@ -396,37 +360,51 @@ func protect(method string, run func() (any, error)) (result any, err error) {
 }
 
 // finish sends the one reply of request id and forgets it.
-func (c *Conn) finish(id json.RawMessage, key string, result any, err error) {
+func (c *Conn) finish(id jsonrpc2.ID, result any, err error) {
 	c.reply(id, result, err)
 	c.mu.Lock()
-	cancel := c.inflight[key]
-	delete(c.inflight, key)
+	cancel := c.inflight[id]
+	delete(c.inflight, id)
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 }
 
-// reply sends the one reply of request id. A result that fails to encode is detected before
+// reply sends the one reply of request id through jsonrpc2. The result is encoded here,
+// once (jsonrpc2's Reply would json.Marshal it); one that fails to encode is detected before
 // anything is written, and answered with -32603 instead.
-func (c *Conn) reply(id json.RawMessage, result any, err error) {
+func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
+	resp := &jsonrpc2.Response{ID: id}
 	buf := getBuf()
+	defer putBuf(buf)
 	if err == nil {
 		if result == nil {
 			result = struct{}{}
 		}
-		line, encErr := appendResultResponse(*buf, id, result)
+		raw, encErr := appendValue(*buf, result)
 		if encErr == nil {
-			*buf = line
+			*buf = raw
+			resp.Result = (*json.RawMessage)(buf)
 		} else {
-			c.log.Warn("acp: encoding a result", "id", string(id), "error", encErr)
+			c.log.Warn("acp: encoding a result", "id", id.String(), "error", encErr)
 			err = fmt.Errorf("%w: encoding the result: %w", ErrInternal, encErr)
 		}
 	}
 	if err != nil {
-		*buf = appendErrorResponse((*buf)[:0], id, toWireError(err))
+		we := toWireError(err)
+		resp.Error = &jsonrpc2.Error{Code: we.Code, Message: we.Message}
+		if len(we.Data) > 0 {
+			data := json.RawMessage(we.Data)
+			resp.Error.Data = &data
+		}
 	}
-	if sendErr := c.send(buf); sendErr != nil && !errors.Is(sendErr, ErrClosed) {
-		c.log.Warn("acp: sending reply", "id", string(id), "error", sendErr)
+	if sendErr := c.rpc.SendResponse(context.Background(), resp); sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
+		c.log.Warn("acp: sending reply", "id", id.String(), "error", sendErr)
 	}
 }
+
+// slogPrintf adapts slog to jsonrpc2's Printf logger.
+type slogPrintf struct{ l *slog.Logger }
+
+func (s slogPrintf) Printf(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }

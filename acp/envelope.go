@@ -73,6 +73,11 @@ func appendErrorResponse(dst []byte, id json.RawMessage, e *Error) []byte {
 	} else {
 		dst = append(dst, id...)
 	}
+	return append(appendErrorMember(dst, e), '}', '\n')
+}
+
+// appendErrorMember appends `,"error":{…}`.
+func appendErrorMember(dst []byte, e *Error) []byte {
 	dst = append(dst, `,"error":{"code":`...)
 	dst = strconv.AppendInt(dst, e.Code, 10)
 	dst = append(dst, `,"message":`...)
@@ -83,7 +88,7 @@ func appendErrorResponse(dst []byte, id json.RawMessage, e *Error) []byte {
 			dst = withData
 		}
 	}
-	return append(dst, '}', '}', '\n')
+	return append(dst, '}')
 }
 
 // appendParamsMember appends `,"params":…` unless params is nil (no params member).

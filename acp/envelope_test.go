@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The hand-built envelopes must be exactly what encoding/json writes for the same message
@@ -109,15 +111,34 @@ func TestAppendTrustedRaw(t *testing.T) {
 	}
 }
 
-func TestIDKey(t *testing.T) {
+// TestRPCID: a $/cancel_request id names a request the way jsonrpc2 reads the request's own
+// id.
+func TestRPCID(t *testing.T) {
 	same := [][2]string{{`"a"`, `"\u0061"`}, {`0`, `-0`}, {`12`, `12`}}
 	for _, p := range same {
-		if idKey(json.RawMessage(p[0])) != idKey(json.RawMessage(p[1])) {
-			t.Errorf("%s and %s have different keys", p[0], p[1])
+		a, okA := rpcID(json.RawMessage(p[0]))
+		b, okB := rpcID(json.RawMessage(p[1]))
+		if !okA || !okB || a != b {
+			t.Errorf("%s and %s are different ids (%v %v, %v %v)", p[0], p[1], a, okA, b, okB)
 		}
 	}
-	if idKey(json.RawMessage(`"1"`)) == idKey(json.RawMessage(`1`)) {
-		t.Error(`"1" and 1 have the same key`)
+	if a, _ := rpcID(json.RawMessage(`"1"`)); a == (jsonrpc2.ID{Num: 1}) {
+		t.Error(`"1" and 1 are the same id`)
+	}
+	for _, bad := range []string{`-1`, `1.5`, `null`, `{}`, ``} {
+		if _, ok := rpcID(json.RawMessage(bad)); ok {
+			t.Errorf("%q accepted as an id", bad)
+		}
+	}
+	// The ids jsonrpc2 itself reads from the same spellings.
+	for _, raw := range []string{`"a"`, `"\u0061"`, `0`, `12`} {
+		var req jsonrpc2.Request
+		if err := json.Unmarshal([]byte(`{"jsonrpc":"2.0","id":`+raw+`,"method":"m"}`), &req); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := rpcID(json.RawMessage(raw)); got != req.ID {
+			t.Errorf("rpcID(%s) = %v, jsonrpc2 reads %v", raw, got, req.ID)
+		}
 	}
 }
 

@@ -5,10 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Direction says which way a message travelled, from the point of view of one [Conn].
@@ -21,19 +25,45 @@ const (
 	Outbound
 )
 
-// lineStream is ACP's stdio framing: one compact JSON message per line. It never gives up on
-// bad input: a line that is not JSON is answered with -32700, a structurally invalid message
-// with -32600, and reading carries on. Lines may be of any length (bufio.Reader, never
-// bufio.Scanner's 64 KiB token limit).
+// lineStream is the jsonrpc2.ObjectStream for ACP's stdio framing: one compact JSON message
+// per line. Unlike jsonrpc2's own streams it never gives up on bad input: a line that is not
+// JSON is answered with -32700, a structurally invalid message with -32600, and reading
+// carries on. Lines may be of any length (bufio.Reader, never bufio.Scanner's 64 KiB token
+// limit).
+//
+// jsonrpc2 reads and writes through it, but neither side pays for jsonrpc2's generic
+// encoding (a map per request, params re-marshalled at every level):
+//
+//   - Reading: each line is scanned once here (readMessage). jsonrpc2 is handed a small
+//     stand-in holding only the envelope (id and method, or id and a null result); the
+//     original params and result bytes are kept in current and picked up on the read
+//     goroutine, by the handler (takeParams) or by onRecv for a response.
+//   - Writing: messages jsonrpc2 sends (responses, outgoing requests) are built by onSend,
+//     which jsonrpc2 calls under its send lock just before WriteObject, from the already
+//     encoded result or params; WriteObject writes that line. Notifications do not go through
+//     jsonrpc2: the connection writes their lines itself with writeLine.
 type lineStream struct {
 	r      *bufio.Reader
 	closer io.Closer
 
-	wmu sync.Mutex // serialises every write, so each message goes out whole and in order
+	// wmu serialises every write, jsonrpc2's (WriteObject) and the connection's own
+	// (writeLine): each message goes out whole, and in the order the writers took the lock.
+	wmu sync.Mutex
 	w   io.Writer
 
 	tap func(Direction, []byte) // optional; sees each message in wire order
 	log func(msg string, args ...any)
+
+	// current is the message ReadObject last handed to jsonrpc2, standIn the buffer its
+	// stand-in was built in. jsonrpc2 handles each message (Handle, or OnRecv for a
+	// response) on its read goroutine before it reads the next, so only that goroutine
+	// touches them.
+	current message
+	standIn []byte
+
+	// prepared is the line onSend built for the message jsonrpc2 is about to pass to
+	// WriteObject. jsonrpc2 calls both under its send lock, so that lock guards it.
+	prepared *[]byte
 }
 
 func newLineStream(rwc io.ReadWriteCloser, tap func(Direction, []byte), log func(string, ...any)) *lineStream {
@@ -54,6 +84,156 @@ func (s *lineStream) writeLine(line []byte) error {
 
 // Close closes the underlying stream.
 func (s *lineStream) Close() error { return s.closer.Close() }
+
+// WriteObject implements jsonrpc2.ObjectStream: it writes the line onSend prepared for obj,
+// or, for a message onSend could not build, obj as encoding/json writes it.
+func (s *lineStream) WriteObject(obj any) error {
+	if buf := s.prepared; buf != nil {
+		s.prepared = nil
+		defer putBuf(buf)
+		return s.writeLine(*buf)
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("acp: encoding message: %w", err)
+	}
+	return s.writeLine(append(data, '\n'))
+}
+
+// onSend is jsonrpc2's OnSend hook: it builds the line of the request or response jsonrpc2
+// is about to write, from parts that are already JSON (params jsonrpc2 marshalled, a result
+// the connection encoded), copied and not re-validated.
+func (s *lineStream) onSend(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if s.prepared != nil { // a send that failed after onSend: only on a closed connection
+		putBuf(s.prepared)
+		s.prepared = nil
+	}
+	buf := getBuf()
+	line, ok := appendRPCMessage(*buf, req, resp)
+	if !ok {
+		putBuf(buf)
+		return
+	}
+	*buf = line
+	s.prepared = buf
+}
+
+// appendRPCMessage appends the line of a request or response jsonrpc2 sends, reporting false
+// for a shape it does not build (jsonrpc2's extra fields and meta, which ACP does not use).
+func appendRPCMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) ([]byte, bool) {
+	var err error
+	switch {
+	case req != nil && resp == nil:
+		if req.Meta != nil || len(req.ExtraFields) > 0 {
+			return nil, false
+		}
+		dst = append(dst, `{"jsonrpc":"2.0",`...)
+		if !req.Notif {
+			dst = appendRPCID(append(dst, `"id":`...), req.ID)
+			dst = append(dst, ',')
+		}
+		dst = appendString(append(dst, `"method":`...), req.Method)
+		if req.Params != nil {
+			if dst, err = appendTrustedRaw(append(dst, `,"params":`...), *req.Params); err != nil {
+				return nil, false
+			}
+		}
+	case resp != nil && req == nil && resp.Meta == nil:
+		dst = appendRPCID(append(dst, `{"jsonrpc":"2.0","id":`...), resp.ID)
+		switch {
+		case resp.Error != nil:
+			e := &Error{Code: resp.Error.Code, Message: resp.Error.Message}
+			if resp.Error.Data != nil {
+				e.Data = *resp.Error.Data
+			}
+			dst = appendErrorMember(dst, e)
+		case resp.Result != nil:
+			if dst, err = appendTrustedRaw(append(dst, `,"result":`...), *resp.Result); err != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	return append(dst, '}', '\n'), true
+}
+
+// appendRPCID appends id as JSON.
+func appendRPCID(dst []byte, id jsonrpc2.ID) []byte {
+	if id.IsString {
+		return appendString(dst, id.Str)
+	}
+	return strconv.AppendUint(dst, id.Num, 10)
+}
+
+// ReadObject implements jsonrpc2.ObjectStream. It reads lines until one holds a well-formed
+// JSON-RPC message (answering or logging bad ones, see readMessage), keeps it as current and
+// decodes its stand-in into v.
+func (s *lineStream) ReadObject(v any) error {
+	for {
+		m, err := s.readMessage()
+		if err != nil {
+			return err
+		}
+		s.current = m
+		s.standIn = appendStandIn(s.standIn[:0], m)
+		if err := json.Unmarshal(s.standIn, v); err != nil {
+			// Cannot happen for a validated message; answered, never fatal to the connection.
+			reflect.ValueOf(v).Elem().SetZero()
+			s.current = message{}
+			if m.isCall && m.id != nil {
+				s.replyError(m.id, CodeInvalidRequest, "invalid request: "+err.Error())
+			} else {
+				s.log("acp: dropping a message jsonrpc2 could not read", "error", err)
+			}
+			continue
+		}
+		return nil
+	}
+}
+
+// appendStandIn appends what jsonrpc2 gets to see of m: its envelope without the params (a
+// request or notification) or with a null result (a success response; the real result is
+// restored by onRecv). An error response is passed whole, its error re-encoded compactly.
+func appendStandIn(dst []byte, m message) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	if m.id != nil {
+		dst = append(append(dst, `,"id":`...), m.id...)
+	}
+	switch {
+	case m.isCall:
+		dst = appendString(append(dst, `,"method":`...), m.method)
+	case m.err != nil:
+		dst = appendErrorMember(dst, m.err)
+	default:
+		dst = append(dst, `,"result":null`...)
+	}
+	return append(dst, '}')
+}
+
+// takeParams returns the params of the request or notification jsonrpc2 is handling (nil if
+// it had none). Only the read goroutine calls it, from the handler.
+func (s *lineStream) takeParams() json.RawMessage {
+	p := s.current.params
+	s.current = message{}
+	return p
+}
+
+// onRecv is jsonrpc2's OnRecv hook, called on the read goroutine for each message it read:
+// for a response to one of our calls it puts the real result back in place of the stand-in's
+// null, so the waiting call decodes the original bytes, once.
+func (s *lineStream) onRecv(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if resp == nil {
+		return
+	}
+	if req != nil && s.current.result != nil {
+		result := s.current.result
+		resp.Result = &result
+	}
+	s.current = message{}
+}
 
 // message is one well-formed inbound JSON-RPC message: a request (method set, id non-nil), a
 // notification (method set, id nil) or a response (no method). Its raw parts are the exact
@@ -208,8 +388,8 @@ func (s *lineStream) replyError(id json.RawMessage, code int64, msg string) {
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 
-// validID accepts strings and non-negative int64 integers (the ids jsonrpc2 v0.2.3 accepted,
-// kept so the wire behaviour did not change when the connection stopped using it).
+// validID accepts what jsonrpc2 can echo faithfully: strings and non-negative int64 integers.
+// (jsonrpc2 v0.2.3 would wrap a negative id into a huge unsigned one.)
 func validID(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return false
@@ -234,25 +414,18 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 // ErrClosed is returned by calls on a connection that has closed.
 var ErrClosed = errors.New("acp: connection closed")
 
-// idKey is the identity of a validated request id: two spellings of one id ("a" and
-// "\u0061", 7 and 7) have the same key, and a string never collides with a number.
-func idKey(raw json.RawMessage) string {
+// rpcID converts a validated request id (a JSON string or non-negative integer) into
+// jsonrpc2's form, as jsonrpc2 itself reads it: two spellings of one id ("a" and "\u0061", 0
+// and -0) are the same ID, and a string never equals a number.
+func rpcID(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	if !validID(raw) {
+		return jsonrpc2.ID{}, false
+	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return ""
-		}
-		return "s" + s
+		_ = json.Unmarshal(raw, &s)
+		return jsonrpc2.ID{Str: s, IsString: true}, true
 	}
 	n, _ := strconv.ParseInt(string(raw), 10, 64)
-	return "n" + strconv.FormatInt(n, 10) // "-0" and "0" are one id
-}
-
-// keyOfRequestID returns the key of a $/cancel_request id, if it is one a request can have.
-func keyOfRequestID(id RequestID) (string, bool) {
-	raw := json.RawMessage(id)
-	if !validID(raw) {
-		return "", false
-	}
-	return idKey(raw), true
+	return jsonrpc2.ID{Num: uint64(n)}, true
 }
