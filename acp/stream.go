@@ -61,6 +61,11 @@ type lineStream struct {
 	current message
 	standIn []byte
 
+	// kept holds decoded notification stand-ins by method, all of type keptType (the value
+	// jsonrpc2 reads into); see reuseNotification. Read goroutine only.
+	kept     map[string]reflect.Value
+	keptType reflect.Type
+
 	// prepared is the line onSend built for the message jsonrpc2 is about to pass to
 	// WriteObject. jsonrpc2 calls both under its send lock, so that lock guards it.
 	prepared *[]byte
@@ -178,6 +183,10 @@ func (s *lineStream) ReadObject(v any) error {
 			return err
 		}
 		s.current = m
+		isNotification := m.isCall && m.id == nil
+		if isNotification && s.reuseNotification(v, m.method) {
+			return nil
+		}
 		s.standIn = appendStandIn(s.standIn[:0], m)
 		if err := json.Unmarshal(s.standIn, v); err != nil {
 			// Cannot happen for a validated message; answered, never fatal to the connection.
@@ -190,8 +199,49 @@ func (s *lineStream) ReadObject(v any) error {
 			}
 			continue
 		}
+		if isNotification {
+			s.keepNotification(v, m.method)
+		}
 		return nil
 	}
+}
+
+// maxKeptNotifications bounds the notification stand-ins kept decoded: one per method, for
+// the first few methods seen (a peer's own, unknown methods cannot grow it).
+const maxKeptNotifications = 16
+
+// reuseNotification fills v with the decoded stand-in of an earlier notification of method,
+// if one was kept, and reports whether it did. A notification's stand-in is the same for
+// every notification of a method ({"jsonrpc":"2.0","method":…}), so jsonrpc2 is handed the
+// same decoded value again instead of decoding it again: on a session/load replay of 10,000
+// session/update notifications the decoding (a map per request in jsonrpc2 v0.2.3) would
+// otherwise cost more than reading them. The value holds a *jsonrpc2.Request that is shared
+// between those notifications; neither jsonrpc2 nor the handler modifies a received request.
+func (s *lineStream) reuseNotification(v any, method string) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Type() != s.keptType {
+		return false
+	}
+	kept, ok := s.kept[method]
+	if ok {
+		rv.Elem().Set(kept)
+	}
+	return ok
+}
+
+// keepNotification keeps v, just decoded from a notification's stand-in, for reuse.
+func (s *lineStream) keepNotification(v any, method string) {
+	rv := reflect.ValueOf(v)
+	if s.kept == nil {
+		s.keptType = rv.Type()
+		s.kept = map[string]reflect.Value{}
+	}
+	if rv.Type() != s.keptType || len(s.kept) >= maxKeptNotifications {
+		return
+	}
+	kept := reflect.New(s.keptType.Elem()).Elem()
+	kept.Set(rv.Elem())
+	s.kept[method] = kept
 }
 
 // appendStandIn appends what jsonrpc2 gets to see of m: its envelope without the params (a
