@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -49,24 +50,13 @@ func (c *lineConn) untilID(tb testing.TB, id string) []byte {
 		if err != nil {
 			tb.Fatalf("reading the response %s: %v", id, err)
 		}
-		if bytesContains(line, want) {
+		if bytes.Contains(line, want) {
 			return line
 		}
 	}
 }
 
-func bytesContains(b, sub []byte) bool { return len(sub) <= len(b) && indexOf(b, sub) >= 0 }
-
-func indexOf(b, sub []byte) int {
-	for i := 0; i+len(sub) <= len(b); i++ {
-		if string(b[i:i+len(sub)]) == string(sub) {
-			return i
-		}
-	}
-	return -1
-}
-
-// median reports the median of samples as the p50-ns metric.
+// reportMedian reports the median of samples as the p50-ns metric.
 func reportMedian(b *testing.B, samples []time.Duration) {
 	if len(samples) == 0 {
 		return

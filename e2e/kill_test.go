@@ -51,7 +51,7 @@ func busyTurns(n int) script {
 	return s
 }
 
-// event is the comparable gist of a session update: user and agent text,
+// events is the comparable gist of session updates: user and agent text,
 // tool call statuses.
 func events(updates []acp.SessionNotification) []string {
 	var out []string

@@ -344,13 +344,13 @@ func TestFaultPolicy(t *testing.T) {
 	if len(matches) > 0 {
 		t.Errorf("chained commands ran: %v", matches)
 	}
+	// Only the daemon's own session logs (which record the attacks'
+	// arguments, forged text included) may be in the state directory.
 	ents, _ := os.ReadDir(f.state)
 	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(f.state, e.Name()))
 		if !strings.HasSuffix(e.Name(), ".jsonl") || strings.Contains(e.Name(), "forged") {
 			t.Errorf("state directory holds %s", e.Name())
 		}
-		_ = b
 	}
 	acptest.CheckSchema(t, c.Recorder)
 }

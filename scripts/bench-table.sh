@@ -28,6 +28,7 @@ out=bench/results.md
 REFERENCES='
 model/openai BenchmarkHandleChunk model/openai BenchmarkUnmarshalChunkBaseline
 model/internal/sse BenchmarkReader model/internal/sse BenchmarkScannerBaseline
+model BenchmarkRebuild model BenchmarkRebuildJSONReference
 registry BenchmarkDecodeArgs registry BenchmarkBareUnmarshal
 registry BenchmarkDecodeArgsWithoutChecker registry BenchmarkBareUnmarshal
 pipeline BenchmarkExecute/ pipeline BenchmarkBareJSON
