@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Every outgoing message is built here, envelope and all, in one pooled buffer: the params or
-// result are encoded exactly once, straight into the line that goes on the wire. (jsonrpc2
-// v0.2.3 encoded params into a RawMessage, re-marshalled the request through a map, and
-// encoding/json then validated and compacted the result again at each level.)
+// Every outgoing line is built here, envelope and all, in one pooled buffer, with the params
+// or result encoded exactly once. Left to itself, jsonrpc2 v0.2.3 would json.Marshal the
+// params into a RawMessage, re-marshal the request through a map, and encoding/json would
+// validate and compact the params again at each level. Notifications are built whole here
+// (appendNotification); the requests and responses jsonrpc2 sends are built from the params
+// or result this package encoded (appendValue) by appendRPCMessage, in the stream's OnSend
+// hook.
 
 // maxPooledBuf bounds the buffers kept for reuse, so one huge message does not pin its
 // buffer forever.
@@ -39,30 +44,54 @@ func appendNotification(dst []byte, method string, params any) ([]byte, error) {
 	return append(dst, '}', '\n'), nil
 }
 
-// appendRequest appends a request line with a numeric id (newline included).
-func appendRequest(dst []byte, id uint64, method string, params any) ([]byte, error) {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendUint(dst, id, 10)
-	dst = append(dst, `,"method":`...)
-	dst = appendString(dst, method)
-	dst, err := appendParamsMember(dst, params)
-	if err != nil {
-		return nil, err
+// appendRPCMessage appends the line of a request or response jsonrpc2 sends, reporting false
+// for a shape it does not build (jsonrpc2's extra fields and meta, which ACP does not use).
+func appendRPCMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) ([]byte, bool) {
+	var err error
+	switch {
+	case req != nil && resp == nil:
+		if req.Meta != nil || len(req.ExtraFields) > 0 {
+			return nil, false
+		}
+		dst = append(dst, `{"jsonrpc":"2.0",`...)
+		if !req.Notif {
+			dst = appendRPCID(append(dst, `"id":`...), req.ID)
+			dst = append(dst, ',')
+		}
+		dst = appendString(append(dst, `"method":`...), req.Method)
+		if req.Params != nil {
+			if dst, err = appendTrustedRaw(append(dst, `,"params":`...), *req.Params); err != nil {
+				return nil, false
+			}
+		}
+	case resp != nil && req == nil && resp.Meta == nil:
+		dst = appendRPCID(append(dst, `{"jsonrpc":"2.0","id":`...), resp.ID)
+		switch {
+		case resp.Error != nil:
+			e := &Error{Code: resp.Error.Code, Message: resp.Error.Message}
+			if resp.Error.Data != nil {
+				e.Data = *resp.Error.Data
+			}
+			dst = appendErrorMember(dst, e)
+		case resp.Result != nil:
+			if dst, err = appendTrustedRaw(append(dst, `,"result":`...), *resp.Result); err != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	default:
+		return nil, false
 	}
-	return append(dst, '}', '\n'), nil
+	return append(dst, '}', '\n'), true
 }
 
-// appendResultResponse appends a success response line. id is the request's id exactly as
-// it was received (a validated JSON string or integer).
-func appendResultResponse(dst []byte, id json.RawMessage, result any) ([]byte, error) {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"result":`...)
-	dst, err := appendValue(dst, result)
-	if err != nil {
-		return nil, err
+// appendRPCID appends id as JSON.
+func appendRPCID(dst []byte, id jsonrpc2.ID) []byte {
+	if id.IsString {
+		return appendString(dst, id.Str)
 	}
-	return append(dst, '}', '\n'), nil
+	return strconv.AppendUint(dst, id.Num, 10)
 }
 
 // appendErrorResponse appends an error response line; a nil id is written as null.

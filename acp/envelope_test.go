@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -56,10 +57,17 @@ func TestEnvelopeMatchesEncodingJSON(t *testing.T) {
 			}
 			got, err := appendNotification(nil, "session/update", tc.v)
 			check("notification", got, err, notification{"2.0", "session/update", tc.v})
-			got, err = appendRequest(nil, 42, "fs/read_text_file", tc.v)
-			check("request", got, err, request{"2.0", 42, "fs/read_text_file", tc.v})
-			got, err = appendResultResponse(nil, json.RawMessage(`"id-\u0061"`), tc.v)
-			check("response", got, err, response{"2.0", json.RawMessage(`"id-\u0061"`), tc.v})
+			// Requests and responses go through jsonrpc2 with params or result encoded by
+			// appendValue; jsonrpc2's OnSend hook builds their lines with appendRPCMessage.
+			raw, err := appendValue(nil, tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := json.RawMessage(raw)
+			got, ok := appendRPCMessage(nil, &jsonrpc2.Request{Method: "fs/read_text_file", ID: jsonrpc2.ID{Num: 42}, Params: &params}, nil)
+			check("request", got, boolErr(ok), request{"2.0", 42, "fs/read_text_file", tc.v})
+			got, ok = appendRPCMessage(nil, nil, &jsonrpc2.Response{ID: jsonrpc2.ID{Str: "id-a", IsString: true}, Result: &params})
+			check("response", got, boolErr(ok), response{"2.0", json.RawMessage(`"id-a"`), tc.v})
 		})
 	}
 	t.Run("no params", func(t *testing.T) {
@@ -68,6 +76,13 @@ func TestEnvelopeMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("got %s, %v", got, err)
 		}
 	})
+}
+
+func boolErr(ok bool) error {
+	if !ok {
+		return errors.New("not built")
+	}
+	return nil
 }
 
 func TestErrorResponseEnvelope(t *testing.T) {

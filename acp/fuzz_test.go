@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // stable checks that decode → encode → decode → encode reaches a fixed point after one round:
@@ -115,7 +117,7 @@ func FuzzLookupKey(f *testing.F) {
 }
 
 // FuzzLineReader feeds arbitrary input to the line stream: it must never panic, every
-// message it accepts must be one line, and every reply it writes must be one valid JSON line.
+// message it accepts must be one line with a stand-in jsonrpc2 reads, and every reply it writes must be one valid JSON line.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n"))
 	f.Add([]byte("not json\n\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n[1,2]\n"))
@@ -136,6 +138,17 @@ func FuzzLineReader(f *testing.F) {
 			}
 			if m.isCall == (m.err != nil || m.result != nil) {
 				t.Fatalf("accepted a message that is neither a call nor a response: %+v", m)
+			}
+			// What jsonrpc2 is handed instead must be a message it reads.
+			standIn := appendStandIn(nil, m)
+			var readErr error
+			if m.isCall {
+				readErr = json.Unmarshal(standIn, new(jsonrpc2.Request))
+			} else {
+				readErr = json.Unmarshal(standIn, new(jsonrpc2.Response))
+			}
+			if readErr != nil {
+				t.Fatalf("jsonrpc2 cannot read the stand-in %s: %v", standIn, readErr)
 			}
 		}
 		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {

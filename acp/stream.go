@@ -123,56 +123,6 @@ func (s *lineStream) onSend(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 	s.prepared = buf
 }
 
-// appendRPCMessage appends the line of a request or response jsonrpc2 sends, reporting false
-// for a shape it does not build (jsonrpc2's extra fields and meta, which ACP does not use).
-func appendRPCMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) ([]byte, bool) {
-	var err error
-	switch {
-	case req != nil && resp == nil:
-		if req.Meta != nil || len(req.ExtraFields) > 0 {
-			return nil, false
-		}
-		dst = append(dst, `{"jsonrpc":"2.0",`...)
-		if !req.Notif {
-			dst = appendRPCID(append(dst, `"id":`...), req.ID)
-			dst = append(dst, ',')
-		}
-		dst = appendString(append(dst, `"method":`...), req.Method)
-		if req.Params != nil {
-			if dst, err = appendTrustedRaw(append(dst, `,"params":`...), *req.Params); err != nil {
-				return nil, false
-			}
-		}
-	case resp != nil && req == nil && resp.Meta == nil:
-		dst = appendRPCID(append(dst, `{"jsonrpc":"2.0","id":`...), resp.ID)
-		switch {
-		case resp.Error != nil:
-			e := &Error{Code: resp.Error.Code, Message: resp.Error.Message}
-			if resp.Error.Data != nil {
-				e.Data = *resp.Error.Data
-			}
-			dst = appendErrorMember(dst, e)
-		case resp.Result != nil:
-			if dst, err = appendTrustedRaw(append(dst, `,"result":`...), *resp.Result); err != nil {
-				return nil, false
-			}
-		default:
-			return nil, false
-		}
-	default:
-		return nil, false
-	}
-	return append(dst, '}', '\n'), true
-}
-
-// appendRPCID appends id as JSON.
-func appendRPCID(dst []byte, id jsonrpc2.ID) []byte {
-	if id.IsString {
-		return appendString(dst, id.Str)
-	}
-	return strconv.AppendUint(dst, id.Num, 10)
-}
-
 // ReadObject implements jsonrpc2.ObjectStream. It reads lines until one holds a well-formed
 // JSON-RPC message (answering or logging bad ones, see readMessage), keeps it as current and
 // decodes its stand-in into v.
