@@ -50,9 +50,9 @@
 // error).
 //
 // Outbound calls take a context: cancelling it sends $/cancel_request for that id and returns
-// the context's error. Notifications and replies are written by one writer in the order they
-// are issued, so a goroutine that sends its session/update notifications and then returns its
-// result puts every update on the wire before the response.
+// the context's error. Notifications and replies go through one lock on the stream, in the
+// order they are issued, so a goroutine that sends its session/update notifications and then
+// returns its result puts every update on the wire before the response.
 //
 // The agent side is [ServeAgent] with an [Agent] implementation; it returns a [*ClientConn]
 // with typed methods for the client's methods (SessionUpdate, RequestPermission,
@@ -60,16 +60,41 @@
 // returning an [*AgentConn] (Initialize, NewSession, Prompt, Cancel, …).
 //
 // [Stdio] adapts os.Stdin/os.Stdout; [WithTap] observes every line in wire order (the test
-// recorder uses it); [WithRoutes] adds "_" extension methods. Known limits, kept from the
-// jsonrpc2 v0.2.3 engine this one replaced: a request with "id":null is treated as a
-// notification, and negative integer ids are rejected with -32600.
+// recorder uses it); [WithRoutes] adds "_" extension methods.
 //
-// Each message is encoded exactly once: the connection writes the JSON-RPC envelope itself and
-// encodes params or result straight into the outgoing line (session/update through the
+// # The engine: jsonrpc2 under an ACP line stream
+//
+// The protocol runs on github.com/sourcegraph/jsonrpc2 (v0.2.3): its read loop reads each
+// message and dispatches it (requests and notifications to the connection's handler, which
+// routes them as above), it matches each response to the outgoing call waiting for it (ids
+// are picked by the connection, so $/cancel_request can name them), and it sends every
+// request and response. Known limits that come from it: a request with "id":null is treated
+// as a notification, and negative integer ids are rejected with -32600 (jsonrpc2 would wrap
+// them); a call cancelled by its context stays in jsonrpc2's table until the peer answers it
+// or the connection closes.
+//
+// Under jsonrpc2 sits the line stream (a jsonrpc2.ObjectStream) that keeps its generic
+// encoding, which costs a map and several passes per message, off the hot paths:
+//
+//   - Reading: the stream scans each line once (validity, UTF-8, envelope) and hands jsonrpc2
+//     a small stand-in with the envelope only: the id and method of a request, the id and a
+//     null result of a response. The original params reach the route's decoder as the bytes
+//     of the line, and jsonrpc2's OnRecv hook puts a response's original result back before
+//     the waiting call decodes it, once. A notification's stand-in is the same for every
+//     notification of a method, so it is decoded once per method and reused; a 10,000-update
+//     session/load replay costs jsonrpc2 a dispatch per update and no decoding.
+//   - Writing: replies and outgoing calls go through jsonrpc2 with their result or params
+//     already encoded by this package, and jsonrpc2's OnSend hook builds the line from them
+//     (appendRPCMessage), so jsonrpc2's WriteObject writes it without marshalling anything.
+//     Notifications, the hot path, do not go through jsonrpc2: the connection builds each line
+//     itself and writes it under the same stream lock WriteObject takes, so notifications and
+//     jsonrpc2's messages reach the wire in exactly the order they were issued.
+//
+// Each message is thus encoded exactly once, envelope included (session/update through the
 // hand-written encoder). Updates that are already JSON, such as those a durable session log
 // replays, go out with [ClientConn.UpdateRaw] or [ClientConn.SessionUpdateRaw] ([Conn.NotifyRaw]
-// in general), copied and never re-validated. Reading scans each line once for its envelope,
-// and session/update params are decoded in one more pass.
+// in general), copied and never re-validated. session/update params are decoded in one pass
+// after the envelope scan.
 //
 // Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
 // %w); it is converted to a JSON-RPC error once, at the edge.
