@@ -172,18 +172,20 @@ func (c *Conn) send(buf *[]byte) error {
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	var rawParams any // nil: no params member
+	buf := getBuf()
 	if params != nil {
-		buf := getBuf()
 		raw, err := appendValue(*buf, params)
 		if err != nil {
 			putBuf(buf)
 			return fmt.Errorf("acp: %s: encoding params: %w", method, err)
 		}
 		*buf = raw
-		defer putBuf(buf) // jsonrpc2 copies the params (json.Marshal of a RawMessage)
 		rawParams = json.RawMessage(raw)
 	}
+	// jsonrpc2 copies the params (a json.Marshal of the RawMessage) and, through onSend,
+	// writes them as they are.
 	w, err := c.rpc.DispatchCall(ctx, method, rawParams, jsonrpc2.PickID(id))
+	putBuf(buf)
 	if err != nil {
 		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
 	}
