@@ -24,7 +24,8 @@ func hangTurn(call toolCall) script {
 }
 
 // TestFaultDisconnect disconnects the client in the middle of a turn, of a
-// permission request and of a running command, once by closing the
+// permission request and of a running command (foreground or background),
+// once by closing the
 // daemon's stdin (the client lives on and reads) and once as a killed
 // client does (both pipes close). The daemon must exit within a few
 // seconds (the measured time is logged), leave no process of any process
@@ -51,19 +52,8 @@ func TestFaultDisconnect(t *testing.T) {
 					t.Fatal("no permission request")
 				}
 			}},
-		{"mid-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30; echo late > late.txt"}},
-			func(t *testing.T, p *proc, _ *acptest.Client, _ string, _ <-chan struct{}) {
-				if !eventually(10*time.Second, func() bool {
-					for _, d := range descendants(p.pid()) {
-						if d.comm == "sleep" {
-							return true
-						}
-					}
-					return false
-				}) {
-					t.Fatal("sleep never started")
-				}
-			}},
+		{"mid-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30; echo late > late.txt"}}, waitForSleep},
+		{"background-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30; echo late > late.txt", "runInBackground": true}}, waitForSleep},
 	}
 	for _, sc := range scenarios {
 		for _, how := range []string{"stdin-closed", "client-killed"} {
@@ -120,6 +110,19 @@ func TestFaultDisconnect(t *testing.T) {
 				checkLoads(t, f, sid, []string{"first", "first done", "second", "working"})
 			})
 		}
+	}
+}
+
+func waitForSleep(t *testing.T, p *proc, _ *acptest.Client, _ string, _ <-chan struct{}) {
+	if !eventually(10*time.Second, func() bool {
+		for _, d := range descendants(p.pid()) {
+			if d.comm == "sleep" {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("sleep never started")
 	}
 }
 
