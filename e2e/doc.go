@@ -15,9 +15,14 @@
 //     never made, random cancels and prompts on busy sessions, while a
 //     well-behaved session runs a turn on the same connection.
 //   - TestFaultDisconnect: stdin closed, or the client killed, in the middle
-//     of a turn, of a permission request and of a running command.
+//     of a turn, of a permission request and of a running command
+//     (foreground or background).
 //   - TestFaultKill9: SIGKILL of the daemon at random points of a turn, then
 //     a new daemon loads and continues the session.
+//   - TestFaultKill9Orphans: SIGKILL of the daemon's process group (what
+//     Zed does) while commands run; none of their processes may survive.
+//   - TestFaultReinitializeRace: initialize again during a turn, on a daemon
+//     built with the race detector.
 //   - TestFaultPolicy: arguments that try to escape the roots, rewrite the
 //     daemon's own settings or state, chain commands past a remembered rule,
 //     exceed size limits or smuggle duplicate keys, also in bypass mode
