@@ -36,10 +36,11 @@ type conn struct {
 	rpc   peer
 	ready chan struct{}
 
-	mu         sync.Mutex
-	clientCaps acp.ClientCapabilities
-	features   clientFeatures
-	sessions   map[string]*session
+	mu          sync.Mutex
+	initialized bool
+	clientCaps  acp.ClientCapabilities
+	features    clientFeatures
+	sessions    map[string]*session
 
 	// afterReply holds actions to start once the response naming a session
 	// is on the wire (see tap).
@@ -98,6 +99,14 @@ const SupportedProtocolVersion = acp.ProtocolVersion1
 func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	a := c.agent
 	c.mu.Lock()
+	if c.initialized {
+		c.mu.Unlock()
+		// The client's capabilities are read without a lock by every
+		// session of the connection: they are fixed by the first
+		// initialize, as ACP negotiates them once per connection.
+		return nil, acp.NewError(acp.CodeInvalidRequest, "the connection is already initialized")
+	}
+	c.initialized = true
 	if p.ClientCapabilities != nil {
 		c.clientCaps = *p.ClientCapabilities
 	}

@@ -127,3 +127,14 @@ func withCloseHook(t *testing.T, loop bridge.Loop, state string, closed *[]strin
 	}
 	return a
 }
+
+// TestSecondInitializeRefused: capabilities are negotiated once per
+// connection; a second initialize is refused and changes nothing.
+func TestSecondInitializeRefused(t *testing.T) {
+	agent := newTestAgent(t, newModelLoop(), t.TempDir())
+	conn := connect(t, agent, &acptest.Client{}, acp.ClientCapabilities{Terminal: true})
+	_, err := conn.Initialize(context.Background(), &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}})
+	if !errors.Is(err, acp.ErrInvalidRequest) {
+		t.Fatalf("second initialize: err = %v, want invalid request", err)
+	}
+}

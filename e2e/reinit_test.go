@@ -39,14 +39,10 @@ func raceDaemon(t *testing.T) string {
 
 // TestFaultReinitializeRace sends initialize again and again while a turn
 // asks for permissions, to a daemon built with the race detector. A client
-// that re-initializes mid-session must not race the running turn: today
-// bridge's conn.initialize writes conn.features (under conn.mu) while
-// approver.pendingUpdate reads s.conn.features without it
-// (bridge/conn.go initialize vs bridge/ask.go pendingUpdate).
+// that re-initializes mid-session must not race the running turn (it once
+// did: a second initialize rewrote the capabilities every session reads;
+// now it is refused).
 func TestFaultReinitializeRace(t *testing.T) {
-	if !knownBug(t, "a second initialize while a turn runs races on bridge conn.features (found by TestFaultHostileClient with DSHD_E2E_RACE=1)") {
-		return
-	}
 	bin := raceDaemon(t)
 	f := writeFixture(t, 50)
 	env := append(f.env(), "GORACE=halt_on_error=1")
