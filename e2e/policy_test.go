@@ -376,17 +376,15 @@ func longestString(v any) int {
 	return 0
 }
 
-// TestFaultPolicyBypassRoots: in bypassPermissions mode, calls on paths
-// outside the session's roots (.., absolute paths, symlinks pointing out)
-// must still be denied or asked: DESIGN.md makes root confinement a guard
-// and the README says such paths always ask. The bridge's ListenerRoots
-// steps aside in bypass mode instead, so today these calls run.
+// TestFaultPolicyBypassRoots: bypassPermissions is the user's explicit
+// waiver of asks, so calls on paths outside the session's roots (..,
+// absolute paths, symlinks pointing out) run without asking there, as the
+// tools issue specifies ("a path outside ... becomes an ask that names the
+// path, and in bypassPermissions it is allowed"). What bypass never skips —
+// protected paths, deny rules, argument checks — TestFaultPolicy checks in
+// every mode.
 func TestFaultPolicyBypassRoots(t *testing.T) {
-	if !knownBug(t, "bypassPermissions skips root confinement: writes and reads outside the roots run without asking (bridge ListenerRoots returns next() in bypass mode)") {
-		return
-	}
-	f, outside := policyFixture(t)
-	before := snapshotTree(t, outside)
+	f, _ := policyFixture(t)
 	p := f.start(t)
 	asks := &asksRecorder{asked: map[string]int{}}
 	c := &acptest.Client{Permission: asks.policy}
@@ -402,14 +400,13 @@ func TestFaultPolicyBypassRoots(t *testing.T) {
 	}
 	st := toolStatuses(c.Updates(), sid)
 	for id := range rootEscapes {
-		if st[id] != acp.ToolCallFailed {
-			t.Errorf("%s in bypassPermissions mode ended %q (asked %d times), want failed", id, st[id], asks.asked[id])
+		if asks.asked[id] != 0 {
+			t.Errorf("%s asked %d times in bypassPermissions mode", id, asks.asked[id])
 		}
-	}
-	if after := snapshotTree(t, outside); !maps.Equal(before, after) {
-		t.Errorf("outside the roots changed:\nbefore %q\nafter  %q", before, after)
-	}
-	if strings.Contains(sessionText(c, sid), secret) {
-		t.Error("a secret outside the roots reached the client")
+		// edit-symlink edits text that symlink-file has already replaced,
+		// so it fails as an edit, not by policy.
+		if id != "edit-symlink" && st[id] != acp.ToolCallCompleted {
+			t.Errorf("%s in bypassPermissions mode ended %q, want completed", id, st[id])
+		}
 	}
 }
