@@ -39,8 +39,7 @@
 // The daemon has no goroutine endpoint, so "back to baseline" is checked on
 // what /proc shows of it: open file descriptors and OS threads.
 //
-// Tests that document a daemon bug not yet fixed run only with
-// DSHD_KNOWN_BUGS=1 (see knownBug). DSHD_E2E_RACE=1 builds the daemon with
+// DSHD_E2E_RACE=1 builds the daemon with
 // the race detector. DSHD_E2E_KILLS sets how many kill -9 rounds
 // TestFaultKill9 runs (default 20, 5 with -short).
 package e2e

@@ -14,13 +14,10 @@ import (
 // Zed does on disconnect, while a command runs in the foreground and one in
 // the background. The daemon gets no chance to clean up, so its commands
 // (each in a process group of its own) must die with it by other means
-// (for example a parent-death signal): none may survive. Today the
-// parent-death signal (tools/procattr_linux.go) reaches bash only, so the
-// sleep of a compound command outlives the daemon, orphaned.
+// (a watchdog in each command's group that kills the group when the
+// daemon's end of its pipe closes): none may survive, not even the sleep of
+// a compound command, which a parent-death signal on bash alone misses.
 func TestFaultKill9Orphans(t *testing.T) {
-	if !knownBug(t, "a SIGKILLed daemon leaves the grandchildren of its commands running: Pdeathsig kills bash only, and the command's own process group is out of reach of the editor's group kill") {
-		return
-	}
 	f := newFixture(t, script{Turns: []turn{{Responses: []response{
 		{ToolCalls: []toolCall{
 			{ID: "bg", Name: "bash", Arguments: map[string]any{"command": "sleep 31", "runInBackground": true}},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,6 +64,12 @@ type process struct {
 	cmd  *exec.Cmd
 	pgid int
 	out  *os.File // read end of the output pipe
+
+	// watchdog sits in the command's process group and kills the group
+	// when alarm, the write end of its stdin, closes: when the daemon
+	// dies, however it dies, the kernel closes alarm.
+	watchdog *exec.Cmd
+	alarm    *os.File
 }
 
 // start launches c in a new process group. stdin is /dev/null; stdout and
@@ -89,7 +96,42 @@ func start(c Command) (*process, error) {
 		return nil, fmt.Errorf("start %q: %w", c.Line, err)
 	}
 	w.Close()
-	return &process{cmd: cmd, pgid: cmd.Process.Pid, out: r}, nil
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, out: r}
+	p.guard()
+	return p, nil
+}
+
+// guard starts the watchdog. A command killed with its daemon must take
+// its whole process group along: the parent-death signal reaches only the
+// shell, and an editor that kills the daemon's process group on disconnect
+// does not reach ours. The watchdog waits for EOF on a pipe only the daemon
+// holds the write end of. If it cannot start (the command already ended
+// and its group is gone) there is nothing left to guard.
+func (p *process) guard() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	wd := exec.Command("bash", "-c", `read -r _; kill -KILL -- "-$1" 2>/dev/null`, "dshd-watchdog", strconv.Itoa(p.pgid))
+	wd.Stdin = r
+	wd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: p.pgid}
+	if err := wd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return
+	}
+	r.Close()
+	p.watchdog, p.alarm = wd, w
+}
+
+// release retires the watchdog once the group has been killed (the group
+// kill ends the watchdog too; closing alarm ends it if it survived).
+func (p *process) release() {
+	if p.watchdog == nil {
+		return
+	}
+	p.alarm.Close()
+	_ = p.watchdog.Wait()
 }
 
 // kill signals the whole process group. ESRCH (already gone) is fine.
@@ -117,6 +159,7 @@ func (p *process) drain(w io.Writer, stop <-chan struct{}) <-chan struct{} {
 			}
 		}
 		p.out.Close()
+		p.release()
 	}()
 	return done
 }

@@ -87,6 +87,7 @@ func (js *Jobs) Start(session string, c Command) (string, error) {
 		p.kill(syscall.SIGKILL)
 		_ = p.cmd.Wait()
 		p.out.Close()
+		p.release()
 		return "", ErrJobsClosed
 	}
 	js.byID[id] = j
