@@ -207,9 +207,6 @@ func (s *streamState) toolDelta(td toolDelta) {
 	switch {
 	case !c.started && c.name != "":
 		s.start(c)
-		if c.args.Len() > 0 {
-			s.send(llm.ToolCallDelta{Index: c.pos, ID: c.id, Delta: c.args.String()})
-		}
 	case c.started && args != "":
 		s.send(llm.ToolCallDelta{Index: c.pos, ID: c.id, Delta: args})
 	}
@@ -233,6 +230,12 @@ func (s *streamState) start(c *callAcc) {
 	}
 	c.started = true
 	s.send(llm.ToolCallStarted{Index: c.pos, ID: c.id, Name: c.name})
+	// Arguments that came before the name (or, from finish, for a call
+	// that never got one) are sent now, so a call's deltas always add up
+	// to its arguments.
+	if c.args.Len() > 0 {
+		s.send(llm.ToolCallDelta{Index: c.pos, ID: c.id, Delta: c.args.String()})
+	}
 }
 
 // finish completes the tool calls once the stream ended properly.
