@@ -152,6 +152,12 @@ func (s *streamState) setUsage(u wireUsage) {
 }
 
 func (s *streamState) startBlock(i int, b *startBlock) {
+	if s.blocks[i] != nil {
+		// A second start for an index (never sent by the API): the first
+		// block stays, so what was emitted for it still matches the
+		// response.
+		return
+	}
 	acc := &blockAcc{kind: b.Type, signature: b.Signature, data: b.Data, id: b.ID, name: b.Name, input: b.Input}
 	s.blocks[i] = acc
 	switch b.Type {
@@ -176,15 +182,21 @@ func (s *streamState) startBlock(i int, b *startBlock) {
 }
 
 func (s *streamState) delta(i int, d blockDelta) {
+	kind := deltaBlockKind[d.Type]
+	if kind == "" {
+		return // citations and other deltas carry nothing kept
+	}
 	acc := s.blocks[i]
 	if acc == nil {
 		// A delta for a block never started: treat it as one begun here.
-		kind := map[string]string{"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "thinking", "input_json_delta": "tool_use"}[d.Type]
-		if kind == "" {
-			return
-		}
 		s.startBlock(i, &startBlock{Type: kind})
 		acc = s.blocks[i]
+	}
+	if acc.stopped || acc.kind != kind {
+		// A delta after the block's stop, or of another kind's (such as
+		// input_json_delta for a server_tool_use block): what was emitted
+		// and finished stays what the response holds.
+		return
 	}
 	switch d.Type {
 	case "text_delta":
@@ -205,6 +217,14 @@ func (s *streamState) delta(i int, d blockDelta) {
 			s.send(llm.ToolCallDelta{Index: acc.callPos, ID: acc.id, Delta: d.PartialJSON})
 		}
 	}
+}
+
+// deltaBlockKind is the kind of block each kept delta type belongs to.
+var deltaBlockKind = map[string]string{
+	"text_delta":       "text",
+	"thinking_delta":   "thinking",
+	"signature_delta":  "thinking",
+	"input_json_delta": "tool_use",
 }
 
 func (s *streamState) stopBlock(i int) {
