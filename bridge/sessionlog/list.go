@@ -210,15 +210,17 @@ func forgetTitle(path string) {
 	titleCache.Unlock()
 }
 
-// scanTitle returns the last title record's title in data. Only lines that
-// are title records in the canonical form, or not in the canonical form at
-// all, are decoded.
+// scanTitle returns the last title record's title in data, as decoding
+// every line would. Lines that start as canonical records of another kind
+// are skipped undecoded unless they could still name the kind "title"
+// (through a second "t" member that only a hand-edited log would hold).
 func scanTitle(data []byte) (title string, found bool) {
 	canonicalTitle := []byte(canonicalStart + KindTitle + `"`)
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		if bytes.HasPrefix(line, []byte(canonicalStart)) && !bytes.HasPrefix(line, canonicalTitle) {
+		if bytes.HasPrefix(line, []byte(canonicalStart)) && !bytes.HasPrefix(line, canonicalTitle) &&
+			!mayNameTitle(line[len(canonicalStart):]) {
 			continue
 		}
 		rec, err := decodeRecord(line)
@@ -231,6 +233,30 @@ func scanTitle(data []byte) (title string, found bool) {
 		}
 	}
 	return title, found
+}
+
+// mayNameTitle reports whether b could hold the JSON string "title" as a
+// member's value: literally after a colon, or with a letter escaped
+// (\u00XX). The "title" keys of tool calls do not count, so ordinary
+// updates take the fast path.
+func mayNameTitle(b []byte) bool {
+	if bytes.Contains(b, []byte(`\u00`)) {
+		return true
+	}
+	for {
+		i := bytes.IndexByte(b, ':')
+		if i < 0 {
+			return false
+		}
+		b = b[i+1:]
+		v := b
+		for len(v) > 0 && isJSONSpace(v[0]) {
+			v = v[1:]
+		}
+		if bytes.HasPrefix(v, []byte(`"title"`)) {
+			return true
+		}
+	}
 }
 
 const cursorVersion = "v1"
