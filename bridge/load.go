@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/sessionlog"
@@ -137,20 +138,67 @@ func (s *session) restore(recs []sessionlog.Record) {
 	}
 }
 
-// messageNumber extracts N from a logged update's "messageId":"mN".
+// messageNumber extracts N from a logged update's own "messageId":"mN" (0
+// when it has none); payload is valid JSON, as sessionlog's Read returns.
+// The update is decoded, not searched: a messageId inside a tool's raw
+// input or content is not the update's. N beyond 31 bits is not a number
+// the bridge wrote (two billion messages) and is ignored, so the next id
+// cannot overflow.
 func messageNumber(payload []byte) int {
-	key := []byte(`"messageId":"m`)
-	i := bytes.Index(payload, key)
-	if i < 0 {
+	// The bridge writes messageId last: in valid JSON, a trailing
+	// ,"messageId":"mN"} is the object's own last member, which is what
+	// decoding would keep.
+	const key = `"messageId":"m`
+	if rest, ok := bytes.CutSuffix(payload, []byte(`"}`)); ok {
+		j := len(rest)
+		for j > 0 && rest[j-1] >= '0' && rest[j-1] <= '9' {
+			j--
+		}
+		if head := rest[:j]; j < len(rest) && len(head) > len(key) && bytes.HasSuffix(head, []byte(key)) {
+			if c := head[len(head)-len(key)-1]; c == ',' || c == '{' {
+				return parseMessageNumber(string(rest[j:]))
+			}
+		}
+	}
+	if !hasMDigit(payload) && !bytes.Contains(payload, []byte(`\u`)) {
+		return 0 // no string value can be "mN": most tool updates
+	}
+	var u struct {
+		MessageID string `json:"messageId"`
+	}
+	if json.Unmarshal(payload, &u) != nil {
 		return 0
 	}
-	rest := payload[i+len(key):]
-	j := 0
-	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-		j++
+	digits, ok := strings.CutPrefix(u.MessageID, "m")
+	if !ok {
+		return 0
 	}
-	n, _ := strconv.Atoi(string(rest[:j]))
-	return n
+	return parseMessageNumber(digits)
+}
+
+// hasMDigit reports whether b holds "m followed by a digit.
+func hasMDigit(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`"m`))
+		if i < 0 {
+			return false
+		}
+		b = b[i+2:]
+		if len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+			return true
+		}
+	}
+}
+
+func parseMessageNumber(digits string) int {
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int(n)
 }
 
 // replay streams the session's history as it was sent: the user's prompts
