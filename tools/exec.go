@@ -89,7 +89,8 @@ func start(c Command) (*process, error) {
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout = w
 	cmd.Stderr = w
-	cmd.SysProcAttr = procAttr()
+	// Its own process group, so that cancelling can kill everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -102,10 +103,13 @@ func start(c Command) (*process, error) {
 }
 
 // guard starts the watchdog. A command killed with its daemon must take
-// its whole process group along: the parent-death signal reaches only the
-// shell, and an editor that kills the daemon's process group on disconnect
-// does not reach ours. The watchdog waits for EOF on a pipe only the daemon
-// holds the write end of. If it cannot start (the command already ended
+// its whole process group along, and nothing of the daemon runs then: an
+// editor that kills the daemon's process group on disconnect does not reach
+// ours. The watchdog waits for EOF on a pipe only the daemon holds the
+// write end of, which the kernel closes however the daemon dies. (A
+// parent-death signal is no substitute: Go delivers it when the forking OS
+// thread exits, which can happen while the daemon lives, and it reaches
+// only the shell.) If the watchdog cannot start (the command already ended
 // and its group is gone) there is nothing left to guard.
 func (p *process) guard() {
 	r, w, err := os.Pipe()

@@ -157,6 +157,13 @@ func TestDemoOverRealPipes(t *testing.T) {
 	if !kinds[acp.ToolKindRead] || !kinds[acp.ToolKindEdit] || !kinds[acp.ToolKindExecute] || plans == 0 || diffs == 0 || asks == 0 {
 		t.Errorf("kinds %v, plans %d, completed diffs %d, permission requests %d", kinds, plans, diffs, asks)
 	}
+	// The demo's command succeeds: its card shows its output and no exit
+	// status (a stray kill of the command once showed "Killed by signal").
+	for _, e := range p.client.Recorder.Entries() {
+		if msg := string(e.Msg); e.Dir == acptest.AgentToClient && (strings.Contains(strings.ToLower(msg), "killed by") || strings.Contains(strings.ToLower(msg), "exit code")) {
+			t.Errorf("the demo's command did not end cleanly: %s", msg)
+		}
+	}
 	if data, err := os.ReadFile(filepath.Join(cwd, "dshd-demo.txt")); err != nil || !strings.Contains(string(data), "edited by dshd") {
 		t.Errorf("the demo's edit is not on disk: %q %v", data, err)
 	}

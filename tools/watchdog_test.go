@@ -19,12 +19,12 @@ func init() {
 	if os.Getenv("DSHD_TOOLS_ORPHAN_CHILD") == "" {
 		return
 	}
-	_, _ = Run(context.Background(), Command{Line: "exec sleep 300", Dir: os.TempDir()})
+	_, _ = Run(context.Background(), Command{Line: "sleep 300; echo never", Dir: os.TempDir()})
 	os.Exit(0)
 }
 
 // TestDaemonDeathKillsCommand kills a "daemon" with SIGKILL while its
-// command runs: the kernel's parent-death signal must end the command.
+// command runs: the command's watchdog must end it.
 func TestDaemonDeathKillsCommand(t *testing.T) {
 	daemon := exec.Command(os.Args[0], "-test.run=^$")
 	daemon.Env = append(os.Environ(), "DSHD_TOOLS_ORPHAN_CHILD=1")
