@@ -28,22 +28,26 @@ type GlobMatch struct {
 // A pattern without "/" matches file names at any depth, as find -name
 // does; one with "/" matches the path relative to root, where * and ?
 // stay within a directory and ** spans any number of them. {a,b}
-// alternatives are expanded. An absolute pattern is split into its static
+// alternatives are expanded, to at most 1,024 patterns (more is an
+// error: they multiply, and could exhaust memory). An absolute pattern is split into its static
 // directory (the new root) and the rest. .gitignore is honoured.
 func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bool, error) {
 	root, pattern, anchored := globRoot(root, pattern)
 	if pattern == "" {
 		return nil, false, fmt.Errorf("empty pattern")
 	}
-	for _, p := range expandBraces(pattern) {
+	m, err := newFileMatcher(pattern)
+	if err != nil {
+		return nil, false, fmt.Errorf("bad pattern %q: %w", pattern, err)
+	}
+	for _, p := range m.pats {
 		if _, err := filepath.Match(strings.ReplaceAll(p, "**", "*"), ""); err != nil {
 			return nil, false, fmt.Errorf("bad pattern %q: %w", p, err)
 		}
 	}
-	m := newFileMatcher(pattern)
 	m.anchored = anchored
 	var out []GlobMatch
-	err := walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+	err = walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
 		if !m.match(rel) {
 			return nil
 		}
@@ -158,7 +162,9 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 	}
 	var filter *fileMatcher
 	if o.Glob != "" {
-		filter = newFileMatcher(o.Glob)
+		if filter, err = newFileMatcher(o.Glob); err != nil {
+			return nil, fmt.Errorf("bad glob %q: %w", o.Glob, err)
+		}
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,9 +114,38 @@ func ancestorIgnores(root string) *gitignore.Stack {
 	return s
 }
 
+// Brace expansion multiplies: {a,b}{a,b}… doubles with each group, so a
+// 150-byte pattern would expand into a billion patterns and exhaust
+// memory. Expansion stops with errBraceExpansion past maxBraceExpansions
+// patterns or once maxBraceBytes of patterns were built; the bytes bound
+// also bounds the time deeply nested braces take.
+const (
+	maxBraceExpansions = 1024
+	maxBraceBytes      = 1 << 20
+)
+
+var errBraceExpansion = fmt.Errorf("its {a,b} alternatives expand to more than %d patterns (or %d KiB); use fewer alternatives or several searches", maxBraceExpansions, maxBraceBytes>>10)
+
 // expandBraces expands {a,b} alternatives (nested too) into plain
 // patterns; gitignore syntax has none, glob users expect them.
-func expandBraces(p string) []string {
+func expandBraces(p string) ([]string, error) {
+	var e braceExpansion
+	if err := e.expand(p); err != nil {
+		return nil, err
+	}
+	return e.out, nil
+}
+
+type braceExpansion struct {
+	out   []string
+	bytes int // of the patterns built so far, expanded or not
+}
+
+func (e *braceExpansion) expand(p string) error {
+	e.bytes += len(p)
+	if e.bytes > maxBraceBytes {
+		return errBraceExpansion
+	}
 	open := -1
 	depth := 0
 	for i := 0; i < len(p); i++ {
@@ -133,15 +163,20 @@ func expandBraces(p string) []string {
 			}
 			depth--
 			if depth == 0 {
-				var out []string
 				for _, alt := range splitTopLevel(p[open+1 : i]) {
-					out = append(out, expandBraces(p[:open]+alt+p[i+1:])...)
+					if err := e.expand(p[:open] + alt + p[i+1:]); err != nil {
+						return err
+					}
 				}
-				return out
+				return nil
 			}
 		}
 	}
-	return []string{p}
+	if len(e.out) == maxBraceExpansions {
+		return errBraceExpansion
+	}
+	e.out = append(e.out, p)
+	return nil
 }
 
 func splitTopLevel(s string) []string {
@@ -186,8 +221,12 @@ type fileMatcher struct {
 	anchored bool
 }
 
-func newFileMatcher(pattern string) *fileMatcher {
-	return &fileMatcher{pats: expandBraces(pattern)}
+func newFileMatcher(pattern string) (*fileMatcher, error) {
+	pats, err := expandBraces(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &fileMatcher{pats: pats}, nil
 }
 
 func (m *fileMatcher) match(rel string) bool {
