@@ -55,7 +55,7 @@ func TestLoopOverOpenAIAdapter(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	prov := openai.New(openai.Config{BaseURL: srv.URL, Model: "test-model", Logger: quiet()})
+	prov := openai.New(openai.Config{BaseURL: srv.URL, Model: "test-model", Transport: openai.Transport{Logger: quiet()}})
 	h := newHarness(t, harnessOptions{provider: prov})
 	stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("check src"))
 	if err != nil || stop != acp.StopEndTurn {

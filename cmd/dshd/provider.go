@@ -45,7 +45,7 @@ func loopOptions(s config.Settings, log *slog.Logger) (model.Options, error) {
 		if from == "" {
 			log.Info("no API key for the openai provider; requests go without one (fine for Ollama and llama.cpp)", "env", keyEnv(m.APIKeyEnv, "OPENAI_API_KEY"))
 		}
-		o.Provider = openai.New(openai.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Logger: log})
+		o.Provider = openai.New(openai.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Transport: openai.Transport{Logger: log}})
 		o.Images = true
 	case "anthropic":
 		if m.Name == "" {
@@ -56,7 +56,7 @@ func loopOptions(s config.Settings, log *slog.Logger) (model.Options, error) {
 		if from == "" {
 			log.Warn("no API key for the anthropic provider: requests will be refused", "env", env)
 		}
-		o.Provider = anthropic.New(anthropic.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Logger: log})
+		o.Provider = anthropic.New(anthropic.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Transport: anthropic.Transport{Logger: log}})
 		o.Images = true
 		o.ContextWindow = 200_000
 	default:

@@ -248,7 +248,7 @@ func TestStreamErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := ssetest.New(t, uint64(i), tc.steps...)
 			var logs bytes.Buffer
-			p, ns := newTestProvider(t, srv, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			p, ns := newTestProvider(t, srv, Config{Transport: Transport{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 			var c ssetest.Collector
 			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
 			c.Check(t, resp)
@@ -313,7 +313,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestIdleWatchdog(t *testing.T) {
 	srv := ssetest.New(t, 4, ssetest.Step{Hang: true, Body: ev("ping", `{"type":"ping"}`)})
-	p, _ := newTestProvider(t, srv, Config{IdleTimeout: 40 * time.Millisecond, Retry: llm.RetryPolicy{MaxRetries: 1}})
+	p, _ := newTestProvider(t, srv, Config{Transport: Transport{IdleTimeout: 40 * time.Millisecond, Retry: llm.RetryPolicy{MaxRetries: 1}}})
 	_, err := p.Stream(t.Context(), simpleRequest, nil)
 	if !errors.Is(err, llm.ErrIdleTimeout) {
 		t.Fatalf("err = %v, want ErrIdleTimeout", err)

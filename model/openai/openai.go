@@ -1,16 +1,12 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/dsh-tools/dshd/model/internal/httpx"
 	"github.com/dsh-tools/dshd/model/internal/sse"
@@ -49,19 +45,18 @@ type Config struct {
 	SendReasoning bool
 	// Headers are added to every request (e.g. OpenRouter's HTTP-Referer).
 	Headers map[string]string
-	// HTTPClient defaults to one with a response-header timeout and no
-	// overall timeout.
-	HTTPClient *http.Client
-	// HeaderTimeout bounds the wait for response headers when HTTPClient
-	// is nil (default 5 minutes: local servers may load a model first).
-	HeaderTimeout time.Duration
-	// IdleTimeout cancels a stream that sends nothing for this long
-	// (default 3 minutes).
-	IdleTimeout time.Duration
-	Retry       llm.RetryPolicy
-	// Logger receives retry warnings; nil means slog.Default().
-	Logger *slog.Logger
+	// Transport holds the HTTP client, the header and idle timeouts, the
+	// retry policy and the logger.
+	Transport
 }
+
+// Transport is the network side of a [Config], shared with the other
+// adapters: HTTPClient (default: a client with no overall timeout and a
+// response-header timeout of HeaderTimeout, default 5 minutes),
+// IdleTimeout (cancels a stream silent for this long, default 3 minutes),
+// Retry (for requests that failed before anything was emitted) and Logger
+// (retry warnings; default slog.Default()).
+type Transport = httpx.Transport
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
@@ -76,12 +71,7 @@ func New(cfg Config) *Provider {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = httpx.NewClient(cfg.HeaderTimeout)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Transport = httpx.WithDefaults(cfg.Transport)
 	return &Provider{cfg: cfg, url: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions"}
 }
 
@@ -91,34 +81,22 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.E
 	if err != nil {
 		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}, fmt.Errorf("openai: encoding request: %w", err)
 	}
-	var resp *llm.Response
-	err = httpx.Retry(ctx, p.cfg.Retry, p.cfg.Logger, func(ctx context.Context) (bool, error) {
+	return httpx.RunStream(ctx, p.cfg.Transport, providerName, func(ctx context.Context) (*llm.Response, bool, error) {
 		s := newStreamState(emit)
 		err := p.attempt(ctx, body, s)
-		resp = s.response()
-		return s.emitted, err
+		return s.response(), s.emitted, err
 	})
-	if ctx.Err() != nil {
-		resp.StopReason = llm.StopCancelled
-		return resp, fmt.Errorf("openai: %w", ctx.Err())
-	}
-	return resp, err
 }
 
 func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) error {
-	hreq, err := http.NewRequest(http.MethodPost, p.url, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("openai: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
+	var header map[string]string
 	if p.cfg.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+p.cfg.APIKey.Reveal())
+		header = map[string]string{"Authorization": "Bearer " + p.cfg.APIKey.Reveal()}
 	}
-	for k, v := range p.cfg.Headers {
-		hreq.Header.Set(k, v)
-	}
-	st, err := httpx.Open(ctx, p.cfg.HTTPClient, hreq, p.cfg.IdleTimeout, providerName, p.cfg.APIKey, parseError)
+	st, err := httpx.OpenPost(ctx, p.cfg.Transport, httpx.Post{
+		Provider: providerName, URL: p.url, Body: body, Header: header, Extra: p.cfg.Headers,
+		Secret: p.cfg.APIKey, Parse: parseError,
+	})
 	if err != nil {
 		return err
 	}
@@ -131,19 +109,13 @@ func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) err
 	for {
 		ev, err := r.Next()
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) && ctx.Err() == nil {
 				if s.finished {
 					return s.finish()
 				}
 				return fmt.Errorf("openai: %w (no finish_reason or [DONE])", llm.ErrTruncated)
 			}
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("openai: %w: %w", llm.ErrTruncated, err)
-			}
-			return fmt.Errorf("openai: reading stream: %w", err)
+			return httpx.ReadError(ctx, providerName, err)
 		}
 		data := strings.TrimSpace(ev.Data)
 		if data == "[DONE]" {

@@ -322,7 +322,7 @@ func TestStreamErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := ssetest.New(t, uint64(i), tc.steps...)
 			var logs bytes.Buffer
-			p, ns := newTestProvider(t, srv, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			p, ns := newTestProvider(t, srv, Config{Transport: Transport{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 			var c ssetest.Collector
 			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
 			c.Check(t, resp)
@@ -389,7 +389,7 @@ func TestCancelMidStream(t *testing.T) {
 func TestHeaderTimeoutAndCancelBeforeHeaders(t *testing.T) {
 	t.Run("header timeout is a retryable connection error", func(t *testing.T) {
 		srv := ssetest.New(t, 10, ssetest.Step{Stall: true}, ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))})
-		p, _ := newTestProvider(t, srv, Config{HeaderTimeout: 50 * time.Millisecond})
+		p, _ := newTestProvider(t, srv, Config{Transport: Transport{HeaderTimeout: 50 * time.Millisecond}})
 		resp, err := p.Stream(t.Context(), simpleRequest, nil)
 		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
 			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))
@@ -411,7 +411,7 @@ func TestIdleWatchdog(t *testing.T) {
 	ok := ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}
 	t.Run("after output: error", func(t *testing.T) {
 		srv := ssetest.New(t, 4, ssetest.Step{Hang: true, Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"a"}}]}`))}, ok)
-		p, _ := newTestProvider(t, srv, Config{IdleTimeout: 50 * time.Millisecond})
+		p, _ := newTestProvider(t, srv, Config{Transport: Transport{IdleTimeout: 50 * time.Millisecond}})
 		resp, err := p.Stream(t.Context(), simpleRequest, nil)
 		if !errors.Is(err, llm.ErrIdleTimeout) {
 			t.Fatalf("err = %v, want ErrIdleTimeout", err)
@@ -422,7 +422,7 @@ func TestIdleWatchdog(t *testing.T) {
 	})
 	t.Run("before output: retried", func(t *testing.T) {
 		srv := ssetest.New(t, 5, ssetest.Step{Hang: true, Body: ": ping\n\n"}, ok)
-		p, _ := newTestProvider(t, srv, Config{IdleTimeout: 50 * time.Millisecond})
+		p, _ := newTestProvider(t, srv, Config{Transport: Transport{IdleTimeout: 50 * time.Millisecond}})
 		resp, err := p.Stream(t.Context(), simpleRequest, nil)
 		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
 			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))

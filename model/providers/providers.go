@@ -105,7 +105,7 @@ func New(o Options) (llm.Provider, Info, error) {
 		if info.BaseURL == "" {
 			info.BaseURL = openai.DefaultBaseURL
 		}
-		return openai.New(openai.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Logger: o.Logger}), info, nil
+		return openai.New(openai.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: openai.Transport{Logger: o.Logger}}), info, nil
 	}
 	if key == "" {
 		return nil, info, fmt.Errorf("%w: provider anthropic needs an API key in %s", ErrConfig, keyEnv)
@@ -113,5 +113,5 @@ func New(o Options) (llm.Provider, Info, error) {
 	if info.BaseURL == "" {
 		info.BaseURL = anthropic.DefaultBaseURL
 	}
-	return anthropic.New(anthropic.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Logger: o.Logger}), info, nil
+	return anthropic.New(anthropic.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: anthropic.Transport{Logger: o.Logger}}), info, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -118,5 +119,90 @@ func TestRetryCancelledWhileWaiting(t *testing.T) {
 	})
 	if calls != 1 || err == nil {
 		t.Fatalf("err %v after %d calls", err, calls)
+	}
+}
+
+func TestRunStreamCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	calls := 0
+	resp, err := RunStream(ctx, Transport{}, "prov", func(context.Context) (*llm.Response, bool, error) {
+		calls++
+		cancel()
+		return &llm.Response{StopReason: llm.StopEndTurn}, true, nil
+	})
+	if calls != 1 || !errors.Is(err, context.Canceled) || resp.StopReason != llm.StopCancelled {
+		t.Fatalf("after %d calls: err %v, stop %q; want one call, cancelled", calls, err, resp.StopReason)
+	}
+	if got := err.Error(); got != "prov: context canceled" {
+		t.Errorf("err = %q, want the provider's name in front", got)
+	}
+}
+
+func TestRunStreamKeepsLastResponse(t *testing.T) {
+	tr := Transport{Retry: llm.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}}
+	calls := 0
+	resp, err := RunStream(t.Context(), tr, "prov", func(context.Context) (*llm.Response, bool, error) {
+		calls++
+		if calls == 1 {
+			return &llm.Response{StopReason: llm.StopEndTurn}, false, llm.ErrTruncated
+		}
+		return &llm.Response{StopReason: llm.StopMaxTokens}, true, nil
+	})
+	if err != nil || calls != 2 || resp.StopReason != llm.StopMaxTokens {
+		t.Fatalf("after %d calls: err %v, stop %q", calls, err, resp.StopReason)
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	d := WithDefaults(Transport{HeaderTimeout: time.Second})
+	if d.HTTPClient == nil || d.Logger == nil {
+		t.Fatalf("defaults = %+v", d)
+	}
+	if rt := d.HTTPClient.Transport.(*http.Transport); rt.ResponseHeaderTimeout != time.Second || d.HTTPClient.Timeout != 0 {
+		t.Errorf("client: header timeout %v, overall %v", rt.ResponseHeaderTimeout, d.HTTPClient.Timeout)
+	}
+	own := &http.Client{}
+	if WithDefaults(Transport{HTTPClient: own}).HTTPClient != own {
+		t.Error("a configured client was replaced")
+	}
+}
+
+func TestReadError(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := ReadError(ctx, "p", io.ErrUnexpectedEOF); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if err := ReadError(t.Context(), "p", io.ErrUnexpectedEOF); !errors.Is(err, llm.ErrTruncated) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut: %v", err)
+	}
+	boom := errors.New("boom")
+	if err := ReadError(t.Context(), "p", boom); !errors.Is(err, boom) || errors.Is(err, llm.ErrTruncated) {
+		t.Errorf("other: %v", err)
+	}
+}
+
+func TestOpenPostHeaders(t *testing.T) {
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		io.WriteString(w, "data: x\n\n")
+	}))
+	defer srv.Close()
+	st, err := OpenPost(t.Context(), WithDefaults(Transport{}), Post{
+		Provider: "p", URL: srv.URL, Body: []byte(`{}`),
+		Header: map[string]string{"X-Version": "1", "X-Key": "adapter"},
+		Extra:  map[string]string{"X-Key": "user", "Accept": "application/x-ndjson"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	h := <-got
+	want := map[string]string{"Content-Type": "application/json", "Accept": "application/x-ndjson", "X-Version": "1", "X-Key": "user"}
+	for k, v := range want {
+		if h.Get(k) != v {
+			t.Errorf("%s = %q, want %q (user headers are set last)", k, h.Get(k), v)
+		}
 	}
 }
