@@ -7,10 +7,8 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,21 +20,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 const testKey = "sk-ant-test-0123456789"
 
-type noSleep struct {
-	mu     sync.Mutex
-	delays []time.Duration
-}
-
-func (n *noSleep) Sleep(ctx context.Context, d time.Duration) error {
-	n.mu.Lock()
-	n.delays = append(n.delays, d)
-	n.mu.Unlock()
-	return ctx.Err()
-}
-
-func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *noSleep) {
+func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *ssetest.Sleeper) {
 	t.Helper()
-	ns := &noSleep{}
+	ns := &ssetest.Sleeper{}
 	cfg.BaseURL = srv.URL
 	cfg.APIKey = testKey
 	cfg.Model = "claude-test"
@@ -252,48 +238,19 @@ func TestStreamErrors(t *testing.T) {
 			var c ssetest.Collector
 			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
 			c.Check(t, resp)
-			switch {
-			case tc.wantErr != nil:
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tc.wantErr)
-				}
-			case tc.wantAPI != nil:
-				var api *llm.APIError
-				if !errors.As(err, &api) {
-					t.Fatalf("err = %v, want an APIError", err)
-				}
-				if *api != *tc.wantAPI {
-					t.Fatalf("err = %#v, want %#v", *api, *tc.wantAPI)
-				}
-			case err != nil:
-				t.Fatalf("err = %v", err)
-			}
+			ssetest.CheckError(t, err, tc.wantErr, tc.wantAPI)
 			if n := len(srv.Requests()); n != tc.wantReqs {
 				t.Errorf("%d requests, want %d", n, tc.wantReqs)
 			}
 			if got := resp.Message.Text(); got != tc.wantText {
 				t.Errorf("text = %q, want %q", got, tc.wantText)
 			}
-			if tc.wantDelay != nil && !equalDurations(ns.delays, tc.wantDelay) {
-				t.Errorf("delays = %v, want %v", ns.delays, tc.wantDelay)
+			if delays := ns.Delays(); tc.wantDelay != nil && !slices.Equal(delays, tc.wantDelay) {
+				t.Errorf("delays = %v, want %v", delays, tc.wantDelay)
 			}
-			if strings.Contains(logs.String(), testKey) || err != nil && strings.Contains(err.Error(), testKey) {
-				t.Errorf("the API key leaked: %s %v", logs.String(), err)
-			}
+			ssetest.CheckNoLeak(t, testKey, logs.String(), err)
 		})
 	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestCancelMidStream(t *testing.T) {
@@ -355,31 +312,5 @@ func TestRequestGolden(t *testing.T) {
 	if _, err := p.Stream(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "request.golden.json", srv.Requests()[0].Body)
-}
-
-func compareGolden(t *testing.T, name, got string) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(got), &v); err != nil {
-		t.Fatalf("request is not JSON: %v", err)
-	}
-	pretty, _ := json.MarshalIndent(v, "", "  ")
-	pretty = append(pretty, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(pretty, want) {
-		t.Errorf("request differs from %s (run with -update to accept):\n%s", path, pretty)
-	}
+	ssetest.CompareGolden(t, "request.golden.json", srv.Requests()[0].Body, *update)
 }

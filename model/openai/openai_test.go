@@ -7,10 +7,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,22 +19,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 const testKey = "sk-test-0123456789abcdef"
 
-// noSleep records retry delays without waiting.
-type noSleep struct {
-	mu     sync.Mutex
-	delays []time.Duration
-}
-
-func (n *noSleep) Sleep(ctx context.Context, d time.Duration) error {
-	n.mu.Lock()
-	n.delays = append(n.delays, d)
-	n.mu.Unlock()
-	return ctx.Err()
-}
-
-func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *noSleep) {
+func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *ssetest.Sleeper) {
 	t.Helper()
-	ns := &noSleep{}
+	ns := &ssetest.Sleeper{}
 	cfg.BaseURL = srv.URL + "/v1"
 	if cfg.APIKey == "" {
 		cfg.APIKey = testKey
@@ -326,39 +310,23 @@ func TestStreamErrors(t *testing.T) {
 			var c ssetest.Collector
 			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
 			c.Check(t, resp)
-			switch {
-			case tc.wantErr != nil:
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tc.wantErr)
-				}
-			case tc.wantAPI != nil:
-				var api *llm.APIError
-				if !errors.As(err, &api) {
-					t.Fatalf("err = %v, want an APIError", err)
-				}
-				if *api != *tc.wantAPI {
-					t.Fatalf("err = %#v, want %#v", *api, *tc.wantAPI)
-				}
-			case err != nil:
-				t.Fatalf("err = %v", err)
-			}
+			ssetest.CheckError(t, err, tc.wantErr, tc.wantAPI)
 			if n := len(srv.Requests()); n != tc.wantReqs {
 				t.Errorf("%d requests, want %d", n, tc.wantReqs)
 			}
 			if got := resp.Message.Text(); got != tc.wantText {
 				t.Errorf("text = %q, want %q", got, tc.wantText)
 			}
+			delays := ns.Delays()
 			for i, d := range tc.wantDelay {
-				if i >= len(ns.delays) {
-					t.Fatalf("delays = %v, want %v", ns.delays, tc.wantDelay)
+				if i >= len(delays) {
+					t.Fatalf("delays = %v, want %v", delays, tc.wantDelay)
 				}
-				if d >= 0 && ns.delays[i] != d {
-					t.Errorf("delay %d = %v, want %v", i, ns.delays[i], d)
+				if d >= 0 && delays[i] != d {
+					t.Errorf("delay %d = %v, want %v", i, delays[i], d)
 				}
 			}
-			if strings.Contains(logs.String(), testKey) || err != nil && strings.Contains(err.Error(), testKey) {
-				t.Errorf("the API key leaked: %s %v", logs.String(), err)
-			}
+			ssetest.CheckNoLeak(t, testKey, logs.String(), err)
 			for _, r := range srv.Requests() {
 				if r.Header.Get("Authorization") != "Bearer "+testKey {
 					t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
@@ -440,7 +408,7 @@ func TestRequestGolden(t *testing.T) {
 	if r.Header.Get("HTTP-Referer") != "https://example.com" {
 		t.Errorf("extra header missing: %v", r.Header)
 	}
-	compareGolden(t, "request.golden.json", r.Body)
+	ssetest.CompareGolden(t, "request.golden.json", r.Body, *update)
 }
 
 func fullRequest() *llm.Request {
@@ -465,31 +433,5 @@ func fullRequest() *llm.Request {
 			{Role: llm.RoleAssistant, Parts: []llm.Part{&llm.Text{Text: "Done."}}},
 			{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "thanks"}}},
 		},
-	}
-}
-
-func compareGolden(t *testing.T, name, got string) {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(got), &v); err != nil {
-		t.Fatalf("request is not JSON: %v", err)
-	}
-	pretty, _ := json.MarshalIndent(v, "", "  ")
-	pretty = append(pretty, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(pretty, want) {
-		t.Errorf("request differs from %s (run with -update to accept):\n%s", path, pretty)
 	}
 }
