@@ -9,6 +9,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
@@ -86,10 +87,10 @@ func TestToolResult(t *testing.T) {
 		t.Errorf("additional context %q", got)
 	}
 	empty := model.ToolResult(call, registry.Result{IsError: true, Error: &registry.ToolError{Code: "X", Message: "went wrong"}})
-	if !empty.IsError || resultText(empty) != "went wrong" {
+	if !empty.IsError || looptest.ResultText(empty) != "went wrong" {
 		t.Errorf("error result %+v", empty)
 	}
-	if got := resultText(model.ToolResult(call, registry.Result{})); got != "(no output)" {
+	if got := looptest.ResultText(model.ToolResult(call, registry.Result{})); got != "(no output)" {
 		t.Errorf("empty result %q", got)
 	}
 }

@@ -3,9 +3,6 @@ package model_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net"
 	"sync"
 	"testing"
 
@@ -13,13 +10,12 @@ import (
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
-
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // mustScript parses a script or fails the test.
 func mustScript(t testing.TB, text string) *script.Script {
@@ -29,32 +25,6 @@ func mustScript(t testing.TB, text string) *script.Script {
 		t.Fatalf("script: %v", err)
 	}
 	return s
-}
-
-// recorder wraps a provider and keeps every request it was sent.
-type recorder struct {
-	llm.Provider
-	mu      sync.Mutex
-	reqs    []*llm.Request
-	started chan struct{} // closed at the first request, if non-nil
-}
-
-func (r *recorder) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
-	cp := *req
-	cp.Messages = append([]llm.Message(nil), req.Messages...)
-	r.mu.Lock()
-	r.reqs = append(r.reqs, &cp)
-	if len(r.reqs) == 1 && r.started != nil {
-		close(r.started)
-	}
-	r.mu.Unlock()
-	return r.Provider.Stream(ctx, req, emit)
-}
-
-func (r *recorder) requests() []*llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*llm.Request(nil), r.reqs...)
 }
 
 // lookArgs are the arguments of the test tools.
@@ -157,42 +127,19 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	o := ho.opts
 	o.Provider = ho.provider
 	o.Registry = reg
-	o.Logger = quiet()
+	o.Logger = looptest.Quiet()
 	loop := model.New(o)
 	agent := bridge.New(bridge.Options{
 		Loop: loop, Registry: reg, StateDir: ho.stateDir, Prompt: loop.PromptCapabilities(),
-		Logger: quiet(), DefaultMode: ho.mode,
+		Logger: looptest.Quiet(), DefaultMode: ho.mode,
 	})
-	agentEnd, clientEnd := net.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Serve(ctx, agentEnd)
-	}()
 	cl := &acptest.Client{Permission: ho.perm}
-	conn := cl.Serve(ctx, clientEnd)
-	t.Cleanup(func() {
-		cancel()
-		_ = conn.Close()
-		<-served
-		<-conn.Done()
-	})
+	conn, _ := looptest.Connect(t, agent, cl)
 	h := &harness{t: t, loop: loop, agent: agent, client: cl, conn: conn, cwd: t.TempDir()}
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
 	return h
 }
 
-func (h *harness) newSession() string {
-	h.t.Helper()
-	s, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: h.cwd, McpServers: []acp.McpServer{}})
-	if err != nil {
-		h.t.Fatalf("session/new: %v", err)
-	}
-	return s.SessionID
-}
+func (h *harness) newSession() string { return looptest.NewSession(h.t, h.conn, h.cwd) }
 
 func (h *harness) prompt(ctx context.Context, session string, blocks ...acp.ContentBlock) (acp.StopReason, error) {
 	resp, err := h.conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: blocks})
@@ -203,12 +150,7 @@ func (h *harness) prompt(ctx context.Context, session string, blocks ...acp.Cont
 }
 
 // validate checks every message of the connection against the schema.
-func (h *harness) validate() {
-	h.t.Helper()
-	if err := h.client.Recorder.Validate(acptest.SchemaOrSkip(h.t)); err != nil {
-		h.t.Fatal(err)
-	}
-}
+func (h *harness) validate() { looptest.Validate(h.t, h.client) }
 
 // texts returns the agent message and thought text of the session's
 // updates, in order.
@@ -226,30 +168,6 @@ func (h *harness) texts() (message, thought string) {
 		}
 	}
 	return message, thought
-}
-
-// toolResults returns the tool results of a request's last message.
-func toolResults(req *llm.Request) []*llm.ToolResult {
-	if len(req.Messages) == 0 {
-		return nil
-	}
-	var out []*llm.ToolResult
-	for _, p := range req.Messages[len(req.Messages)-1].Parts {
-		if r, ok := p.(*llm.ToolResult); ok {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func resultText(r *llm.ToolResult) string {
-	var s string
-	for _, p := range r.Content {
-		if t, ok := p.(*llm.Text); ok {
-			s += t.Text
-		}
-	}
-	return s
 }
 
 func mustJSON(v any) json.RawMessage {

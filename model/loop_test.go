@@ -10,12 +10,13 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
 )
 
 func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
-	rec := &recorder{Provider: script.New(mustScript(t, `{"turns":[
+	rec := &looptest.Recorder{Provider: script.New(mustScript(t, `{"turns":[
 	  {"responses":[{"thought":["Let me ","think."],"text":["Hello ","there."],"usage":{"input":100,"output":20}}]},
 	  {"responses":[{"text":"Second answer."}]}]}`))}
 	h := newHarness(t, harnessOptions{provider: rec, opts: model.Options{ContextWindow: 1000, Instructions: "Be brief."}})
@@ -42,7 +43,7 @@ func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
 	if stop, err := h.prompt(context.Background(), sid, acp.Text("again")); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("second prompt: %v %v", stop, err)
 	}
-	reqs := rec.requests()
+	reqs := rec.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
@@ -66,7 +67,7 @@ func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
 }
 
 func TestToolCallsRunThroughTheBridge(t *testing.T) {
-	rec := &recorder{Provider: script.New(mustScript(t, `{"turns":[{"responses":[
+	rec := &looptest.Recorder{Provider: script.New(mustScript(t, `{"turns":[{"responses":[
 	  {"text":"Looking.","toolCalls":[
 	     {"id":"c1","name":"look","arguments":{"path":"a"}},
 	     {"id":"c2","name":"look","rawArguments":"{\"path\": 1"},
@@ -79,11 +80,11 @@ func TestToolCallsRunThroughTheBridge(t *testing.T) {
 	if err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
 	}
-	reqs := rec.requests()
+	reqs := rec.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
-	results := toolResults(reqs[1])
+	results := looptest.ToolResults(reqs[1])
 	if len(results) != 4 {
 		t.Fatalf("%d results, want 4: %+v", len(results), results)
 	}
@@ -93,8 +94,8 @@ func TestToolCallsRunThroughTheBridge(t *testing.T) {
 		text    string
 	}{{"c1", false, "looked at a"}, {"c2", true, ""}, {"c3", true, ""}, {"c4", true, ""}} {
 		r := results[i]
-		if r.CallID != want.id || r.IsError != want.isError || !strings.Contains(resultText(r), want.text) {
-			t.Errorf("result %d = %+v (%q), want %+v", i, r, resultText(r), want)
+		if r.CallID != want.id || r.IsError != want.isError || !strings.Contains(looptest.ResultText(r), want.text) {
+			t.Errorf("result %d = %+v (%q), want %+v", i, r, looptest.ResultText(r), want)
 		}
 	}
 	// Every call the editor saw reached a final status.
@@ -201,7 +202,7 @@ func TestModelErrorBeforeOutputIsAJSONRPCError(t *testing.T) {
 
 func TestCancelDuringModelRequest(t *testing.T) {
 	prov := script.New(mustScript(t, `{"turns":[{"responses":[{"delayMs":600000,"text":"never"}]}]}`))
-	rec := &recorder{Provider: prov, started: make(chan struct{})}
+	rec := &looptest.Recorder{Provider: prov, Started: make(chan struct{})}
 	h := newHarness(t, harnessOptions{provider: rec})
 	sid := h.newSession()
 	done := make(chan acp.StopReason, 1)
@@ -213,7 +214,7 @@ func TestCancelDuringModelRequest(t *testing.T) {
 		done <- stop
 	}()
 	// Cancel once the model request is in flight.
-	<-rec.started
+	<-rec.Started
 	if err := h.conn.Cancel(context.Background(), &acp.CancelNotification{SessionID: sid}); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestLoadContinuesTheConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recorder{Provider: script.New(mustScript(t, text))}
+	rec := &looptest.Recorder{Provider: script.New(mustScript(t, text))}
 	second := newHarness(t, harnessOptions{provider: rec, stateDir: state})
 	second.cwd = first.cwd
 	if _, err := second.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: first.cwd, McpServers: []acp.McpServer{}}); err != nil {
@@ -241,7 +242,7 @@ func TestLoadContinuesTheConversation(t *testing.T) {
 	if _, err := second.prompt(context.Background(), sid, acp.Text("two")); err != nil {
 		t.Fatal(err)
 	}
-	msgs := rec.requests()[0].Messages
+	msgs := rec.Requests()[0].Messages
 	var roles []string
 	for _, m := range msgs {
 		roles = append(roles, string(m.Role))

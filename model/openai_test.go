@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/openai"
 )
 
@@ -55,7 +56,7 @@ func TestLoopOverOpenAIAdapter(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	prov := openai.New(openai.Config{BaseURL: srv.URL, Model: "test-model", Transport: openai.Transport{Logger: quiet()}})
+	prov := openai.New(openai.Config{BaseURL: srv.URL, Model: "test-model", Transport: openai.Transport{Logger: looptest.Quiet()}})
 	h := newHarness(t, harnessOptions{provider: prov})
 	stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("check src"))
 	if err != nil || stop != acp.StopEndTurn {

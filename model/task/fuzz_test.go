@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/script"
 	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/registry"
@@ -35,7 +36,7 @@ func FuzzArguments(f *testing.F) {
 		f.Add(seed)
 	}
 	reg := registry.New()
-	loop := model.New(model.Options{Provider: script.New(&script.Script{Turns: []script.Turn{}}), Registry: reg, Logger: quiet()})
+	loop := model.New(model.Options{Provider: script.New(&script.Script{Turns: []script.Turn{}}), Registry: reg, Logger: looptest.Quiet()})
 	def := task.New(task.Options{Loop: loop, Registry: reg})
 	f.Fuzz(func(t *testing.T, args string) {
 		call := fakeCall{json.RawMessage(args)}

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
 	"github.com/dsh-tools/dshd/model/task"
@@ -25,37 +23,13 @@ import (
 	"github.com/dsh-tools/dshd/tools"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// recorder wraps a provider and keeps every request it was sent.
-type recorder struct {
-	llm.Provider
-	mu   sync.Mutex
-	reqs []*llm.Request
-}
-
-func (r *recorder) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
-	cp := *req
-	cp.Messages = append([]llm.Message(nil), req.Messages...)
-	r.mu.Lock()
-	r.reqs = append(r.reqs, &cp)
-	r.mu.Unlock()
-	return r.Provider.Stream(ctx, req, emit)
-}
-
-func (r *recorder) requests() []*llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*llm.Request(nil), r.reqs...)
-}
-
 // harness is a bridge agent running the built-in loop over a scripted
 // model, with the first-party tools and the task tool, and a test client
 // connected over an in-memory pipe. Tools use the local disk (the client
 // offers no fs or terminals).
 type harness struct {
 	t        *testing.T
-	provider *recorder
+	provider *looptest.Recorder
 	agent    *bridge.Agent
 	client   *acptest.Client
 	conn     *acp.AgentConn
@@ -86,12 +60,12 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	if err != nil {
 		t.Fatalf("script: %v", err)
 	}
-	prov := &recorder{Provider: script.New(s)}
+	prov := &looptest.Recorder{Provider: script.New(s)}
 	reg := registry.New()
 	if err := reg.SetGlobal(tools.Builtin(tools.Options{})...); err != nil {
 		t.Fatal(err)
 	}
-	loop := model.New(model.Options{Provider: prov, Registry: reg, Logger: quiet()})
+	loop := model.New(model.Options{Provider: prov, Registry: reg, Logger: looptest.Quiet()})
 	var agent *bridge.Agent
 	taskTool := func() *registry.Definition {
 		return task.New(task.Options{Loop: loop, Registry: reg, Pipeline: agent.Pipeline(), MaxDepth: ho.maxDepth})
@@ -101,16 +75,9 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	}
 	agent = bridge.New(bridge.Options{
 		Loop: loop, Registry: reg, StateDir: ho.stateDir, Prompt: loop.PromptCapabilities(),
-		Logger: quiet(), StructuredTurns: true,
+		Logger: looptest.Quiet(), StructuredTurns: true,
 		SessionTools: func(bridge.SessionInfo) []*registry.Definition { return []*registry.Definition{taskTool()} },
 	})
-	agentEnd, clientEnd := net.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Serve(ctx, agentEnd)
-	}()
 	h := &harness{t: t, provider: prov, agent: agent, stateDir: ho.stateDir}
 	cl := &acptest.Client{Permission: func(ctx context.Context, req *acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
 		if req.ToolCall.Title != nil {
@@ -120,45 +87,23 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 		}
 		return acptest.AllowOnce(ctx, req)
 	}}
-	conn := cl.Serve(ctx, clientEnd)
-	t.Cleanup(func() {
-		cancel()
-		_ = conn.Close()
-		<-served
-		<-conn.Done()
-	})
 	cwd := ho.cwd
 	if cwd == "" {
 		cwd = t.TempDir()
 	}
-	h.client, h.conn, h.cwd = cl, conn, cwd
-	h.init, err = conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1})
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	h.client, h.cwd = cl, cwd
+	h.conn, h.init = looptest.Connect(t, agent, cl)
 	return h
 }
 
-func (h *harness) newSession() string {
-	h.t.Helper()
-	s, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: h.cwd, McpServers: []acp.McpServer{}})
-	if err != nil {
-		h.t.Fatalf("session/new: %v", err)
-	}
-	return s.SessionID
-}
+func (h *harness) newSession() string { return looptest.NewSession(h.t, h.conn, h.cwd) }
 
 func (h *harness) prompt(ctx context.Context, session, text string, meta acp.Meta) (*acp.PromptResponse, error) {
 	return h.conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.Text(text)}, Meta: meta})
 }
 
 // validate checks every message of the connection against the schema.
-func (h *harness) validate() {
-	h.t.Helper()
-	if err := h.client.Recorder.Validate(acptest.SchemaOrSkip(h.t)); err != nil {
-		h.t.Fatal(err)
-	}
-}
+func (h *harness) validate() { looptest.Validate(h.t, h.client) }
 
 // card is what the client saw of one tool call.
 type card struct {
@@ -242,30 +187,6 @@ func logRecords(t *testing.T, dir, session string) []map[string]json.RawMessage 
 		out = append(out, rec)
 	}
 	return out
-}
-
-// toolResults returns the tool results of a request's last message.
-func toolResults(req *llm.Request) []*llm.ToolResult {
-	if len(req.Messages) == 0 {
-		return nil
-	}
-	var out []*llm.ToolResult
-	for _, p := range req.Messages[len(req.Messages)-1].Parts {
-		if r, ok := p.(*llm.ToolResult); ok {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func resultText(r *llm.ToolResult) string {
-	var s string
-	for _, p := range r.Content {
-		if t, ok := p.(*llm.Text); ok {
-			s += t.Text
-		}
-	}
-	return s
 }
 
 // firstPrompt is the text of a request's first message.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -51,7 +52,7 @@ func TestSubagentRestrictedTools(t *testing.T) {
 
 	// The subagent saw only its subset (plus nothing of the parent's).
 	var sub []string
-	for _, req := range h.provider.requests() {
+	for _, req := range h.provider.Requests() {
 		if firstPrompt(req) == "Subagent: fix hello.txt" && sub == nil {
 			for _, tool := range req.Tools {
 				sub = append(sub, tool.Name)
@@ -63,13 +64,13 @@ func TestSubagentRestrictedTools(t *testing.T) {
 	}
 
 	// The parent got the subagent's answer as the task result.
-	reqs := h.provider.requests()
+	reqs := h.provider.Requests()
 	last := reqs[len(reqs)-1]
 	if firstPrompt(last) != "Fix the greeting" {
 		t.Fatalf("last request is not the parent's: %q", firstPrompt(last))
 	}
-	res := toolResults(last)
-	if len(res) != 1 || res[0].IsError || resultText(res[0]) != "Fixed the typo in hello.txt." {
+	res := looptest.ToolResults(last)
+	if len(res) != 1 || res[0].IsError || looptest.ResultText(res[0]) != "Fixed the typo in hello.txt." {
 		t.Fatalf("task result = %+v", res)
 	}
 
@@ -182,7 +183,7 @@ func TestSubagentStructuredRetry(t *testing.T) {
 	var subReqs, parentReqs []*struct{}
 	var retry string
 	var finalParams json.RawMessage
-	for _, req := range h.provider.requests() {
+	for _, req := range h.provider.Requests() {
 		switch firstPrompt(req) {
 		case "Subagent: count":
 			subReqs = append(subReqs, nil)
@@ -191,11 +192,11 @@ func TestSubagentStructuredRetry(t *testing.T) {
 					finalParams = tool.Parameters
 				}
 			}
-			if rs := toolResults(req); len(rs) == 1 {
+			if rs := looptest.ToolResults(req); len(rs) == 1 {
 				if !rs[0].IsError {
 					t.Fatalf("the invalid answer was accepted: %+v", rs[0])
 				}
-				retry = resultText(rs[0])
+				retry = looptest.ResultText(rs[0])
 			}
 		case "Count the files":
 			parentReqs = append(parentReqs, nil)
@@ -214,10 +215,10 @@ func TestSubagentStructuredRetry(t *testing.T) {
 	if !strings.Contains(string(finalParams), `"minimum":0`) {
 		t.Fatalf("final_answer parameters = %s", finalParams)
 	}
-	reqs := h.provider.requests()
-	res := toolResults(reqs[len(reqs)-1])
-	if len(res) != 1 || res[0].IsError || resultText(res[0]) != `{"count":2,"names":["a","b"]}` {
-		t.Fatalf("task result = %+v %q", res, resultText(res[0]))
+	reqs := h.provider.Requests()
+	res := looptest.ToolResults(reqs[len(reqs)-1])
+	if len(res) != 1 || res[0].IsError || looptest.ResultText(res[0]) != `{"count":2,"names":["a","b"]}` {
+		t.Fatalf("task result = %+v %q", res, looptest.ResultText(res[0]))
 	}
 	// The structured value is the task's Structured result (rawOutput).
 	found := false
@@ -258,10 +259,10 @@ func TestSubagentStructuredGivesUp(t *testing.T) {
 	if _, err := h.prompt(context.Background(), sid, "Classify", nil); err != nil {
 		t.Fatal(err)
 	}
-	reqs := h.provider.requests()
-	res := toolResults(reqs[len(reqs)-1])
-	if len(res) != 1 || !res[0].IsError || !strings.Contains(resultText(res[0]), "after 3 attempts") || !strings.Contains(resultText(res[0]), `missing required property "kind"`) {
-		t.Fatalf("task result = %q", resultText(res[0]))
+	reqs := h.provider.Requests()
+	res := looptest.ToolResults(reqs[len(reqs)-1])
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(looptest.ResultText(res[0]), "after 3 attempts") || !strings.Contains(looptest.ResultText(res[0]), `missing required property "kind"`) {
+		t.Fatalf("task result = %q", looptest.ResultText(res[0]))
 	}
 	var errOut struct {
 		Error registry.ToolError `json:"error"`
@@ -291,14 +292,14 @@ func TestSubagentUnsupportedSchema(t *testing.T) {
 	if _, err := h.prompt(context.Background(), sid, "Summarise", nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range h.provider.requests() {
+	for _, req := range h.provider.Requests() {
 		if firstPrompt(req) != "Summarise" {
 			t.Fatalf("a subagent request was made: %q", firstPrompt(req))
 		}
 	}
-	reqs := h.provider.requests()
-	res := toolResults(reqs[len(reqs)-1])
-	text := resultText(res[0])
+	reqs := h.provider.Requests()
+	res := looptest.ToolResults(reqs[len(reqs)-1])
+	text := looptest.ResultText(res[0])
 	if !res[0].IsError {
 		t.Fatalf("unsupported schema accepted: %q", text)
 	}
@@ -329,13 +330,13 @@ func TestSubagentNestingTooDeep(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nested *string
-	for _, req := range h.provider.requests() {
+	for _, req := range h.provider.Requests() {
 		if firstPrompt(req) == "Level 2" {
 			t.Fatal("the too-deep subagent made a model request")
 		}
 		if firstPrompt(req) == "Level 1" {
-			if rs := toolResults(req); len(rs) == 1 {
-				s := resultText(rs[0])
+			if rs := looptest.ToolResults(req); len(rs) == 1 {
+				s := looptest.ResultText(rs[0])
 				nested = &s
 				if !rs[0].IsError {
 					t.Fatalf("nested task accepted: %q", s)
@@ -393,8 +394,8 @@ func TestSubagentCancelled(t *testing.T) {
 		}
 	}
 	// Nothing of the subagent ran after the cancellation.
-	for _, req := range h.provider.requests() {
-		if firstPrompt(req) == "Subagent: sleep" && len(toolResults(req)) > 0 {
+	for _, req := range h.provider.Requests() {
+		if firstPrompt(req) == "Subagent: sleep" && len(looptest.ToolResults(req)) > 0 {
 			t.Fatal("the subagent's model was asked again after the cancellation")
 		}
 	}
@@ -484,7 +485,7 @@ func TestStructuredTurnGivesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(h.provider.requests()); n != 3 {
+	if n := len(h.provider.Requests()); n != 3 {
 		t.Fatalf("%d model requests, want 3", n)
 	}
 	var out struct {
@@ -521,9 +522,9 @@ func TestSubagentStepCap(t *testing.T) {
 	if _, err := h.prompt(context.Background(), sid, "Loop", nil); err != nil {
 		t.Fatal(err)
 	}
-	reqs := h.provider.requests()
-	res := toolResults(reqs[len(reqs)-1])
-	if len(res) != 1 || !res[0].IsError || !strings.Contains(resultText(res[0]), "cap of 2 steps") {
+	reqs := h.provider.Requests()
+	res := looptest.ToolResults(reqs[len(reqs)-1])
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(looptest.ResultText(res[0]), "cap of 2 steps") {
 		t.Fatalf("task result = %+v", res)
 	}
 	h.validate()

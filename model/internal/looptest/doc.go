@@ -1,0 +1,5 @@
+// Package looptest is the scaffolding shared by the tests of model and
+// model/task: a provider wrapper that records requests, a bridge agent
+// served to an acptest client over an in-memory pipe, and readers for the
+// tool results a request carries back to the model.
+package looptest
