@@ -1,6 +1,8 @@
-// Package ssetest replays hand-written SSE bodies from httptest servers in
-// small random-sized chunks, as real servers and proxies split them, for
-// the adapters' tests.
+// Package ssetest is the scaffolding of the adapters' tests: httptest
+// servers that replay hand-written SSE bodies in small random-sized chunks,
+// as real servers and proxies split them; a [Collector] that checks the
+// emitted events against the final response; and the shared checks of
+// errors, retry delays, key leaks and request goldens.
 package ssetest
 
 import (
