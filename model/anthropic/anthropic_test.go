@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,81 +175,55 @@ func TestStreamErrors(t *testing.T) {
 	partial := ev("message_start", msgStart) +
 		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`) +
 		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}}`)
-	tests := []struct {
-		name      string
-		steps     []ssetest.Step
-		wantErr   error
-		wantAPI   *llm.APIError
-		wantReqs  int
-		wantText  string
-		wantDelay []time.Duration
-	}{{
-		name:     "cut without message_stop",
-		steps:    []ssetest.Step{{Body: partial}},
-		wantErr:  llm.ErrTruncated,
-		wantReqs: 1,
-		wantText: "par",
+	tests := []ssetest.ErrorCase{{
+		Name:     "cut without message_stop",
+		Steps:    []ssetest.Step{{Body: partial}},
+		WantErr:  llm.ErrTruncated,
+		WantReqs: 1,
+		WantText: "par",
 	}, {
-		name:     "cut before any output is retried",
-		steps:    []ssetest.Step{{Body: ev("message_start", msgStart)}, {Body: okBody}},
-		wantReqs: 2,
-		wantText: "ok",
+		Name:     "cut before any output is retried",
+		Steps:    []ssetest.Step{{Body: ev("message_start", msgStart)}, {Body: okBody}},
+		WantReqs: 2,
+		WantText: "ok",
 	}, {
-		name:     "overloaded error event after output",
-		steps:    []ssetest.Step{{Body: partial + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}},
-		wantAPI:  &llm.APIError{Provider: "anthropic", Type: "overloaded_error", Message: "Overloaded", Retryable: true},
-		wantReqs: 1,
-		wantText: "par",
+		Name:     "overloaded error event after output",
+		Steps:    []ssetest.Step{{Body: partial + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}},
+		WantAPI:  &llm.APIError{Provider: "anthropic", Type: "overloaded_error", Message: "Overloaded", Retryable: true},
+		WantReqs: 1,
+		WantText: "par",
 	}, {
-		name: "overloaded error event before output is retried",
-		steps: []ssetest.Step{
+		Name: "overloaded error event before output is retried",
+		Steps: []ssetest.Step{
 			{Body: ev("message_start", msgStart) + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)},
 			{Body: okBody},
 		},
-		wantReqs: 2,
-		wantText: "ok",
+		WantReqs: 2,
+		WantText: "ok",
 	}, {
-		name: "529 and 429 with retry-after, then success",
-		steps: []ssetest.Step{
+		Name: "529 and 429 with retry-after, then success",
+		Steps: []ssetest.Step{
 			{Status: 529, Header: map[string]string{"Retry-After-Ms": "15"}, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
 			{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}`},
 			{Body: okBody},
 		},
-		wantReqs:  3,
-		wantText:  "ok",
-		wantDelay: []time.Duration{15 * time.Millisecond, 3 * time.Second},
+		WantReqs:   3,
+		WantText:   "ok",
+		WantDelays: []time.Duration{15 * time.Millisecond, 3 * time.Second},
 	}, {
-		name:     "401 is not retried",
-		steps:    []ssetest.Step{{Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`}},
-		wantAPI:  &llm.APIError{Provider: "anthropic", StatusCode: 401, Type: "authentication_error", Message: "invalid x-api-key [redacted]"},
-		wantReqs: 1,
+		Name:     "401 is not retried",
+		Steps:    []ssetest.Step{{Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`}},
+		WantAPI:  &llm.APIError{Provider: "anthropic", StatusCode: 401, Type: "authentication_error", Message: "invalid x-api-key [redacted]"},
+		WantReqs: 1,
 	}, {
-		name:     "400 is not retried",
-		steps:    []ssetest.Step{{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too big"}}`}},
-		wantAPI:  &llm.APIError{Provider: "anthropic", StatusCode: 400, Type: "invalid_request_error", Message: "max_tokens: too big"},
-		wantReqs: 1,
+		Name:     "400 is not retried",
+		Steps:    []ssetest.Step{{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too big"}}`}},
+		WantAPI:  &llm.APIError{Provider: "anthropic", StatusCode: 400, Type: "invalid_request_error", Message: "max_tokens: too big"},
+		WantReqs: 1,
 	}}
-	for i, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := ssetest.New(t, uint64(i), tc.steps...)
-			var logs bytes.Buffer
-			p, ns := newTestProvider(t, srv, Config{Transport: Transport{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
-			var c ssetest.Collector
-			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-			c.Check(t, resp)
-			ssetest.CheckError(t, err, tc.wantErr, tc.wantAPI)
-			if n := len(srv.Requests()); n != tc.wantReqs {
-				t.Errorf("%d requests, want %d", n, tc.wantReqs)
-			}
-			if got := resp.Message.Text(); got != tc.wantText {
-				t.Errorf("text = %q, want %q", got, tc.wantText)
-			}
-			if delays := ns.Delays(); tc.wantDelay != nil && !slices.Equal(delays, tc.wantDelay) {
-				t.Errorf("delays = %v, want %v", delays, tc.wantDelay)
-			}
-			ssetest.CheckNoLeak(t, testKey, logs.String(), err)
-		})
-	}
+	ssetest.RunErrorCases(t, tests, testKey, func(t *testing.T, srv *ssetest.Server, log *slog.Logger) (llm.Provider, *ssetest.Sleeper) {
+		return newTestProvider(t, srv, Config{Transport: Transport{Logger: log}})
+	}, nil)
 }
 
 func TestCancelMidStream(t *testing.T) {

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -233,107 +232,76 @@ func TestNonStreamedResponse(t *testing.T) {
 }
 
 func TestStreamErrors(t *testing.T) {
-	tests := []struct {
-		name      string
-		steps     []ssetest.Step
-		wantErr   error
-		wantAPI   *llm.APIError
-		wantReqs  int
-		wantText  string
-		wantDelay []time.Duration
-	}{{
-		name:     "cut without finish marker",
-		steps:    []ssetest.Step{{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"partial"}}]}`))}},
-		wantErr:  llm.ErrTruncated,
-		wantReqs: 1, // text was emitted: no retry
-		wantText: "partial",
+	tests := []ssetest.ErrorCase{{
+		Name:     "cut without finish marker",
+		Steps:    []ssetest.Step{{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"partial"}}]}`))}},
+		WantErr:  llm.ErrTruncated,
+		WantReqs: 1, // text was emitted: no retry
+		WantText: "partial",
 	}, {
-		name:     "cut mid-line",
-		steps:    []ssetest.Step{{Body: "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho"}},
-		wantErr:  llm.ErrTruncated,
-		wantReqs: 1,
-		wantText: "a",
+		Name:     "cut mid-line",
+		Steps:    []ssetest.Step{{Body: "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho"}},
+		WantErr:  llm.ErrTruncated,
+		WantReqs: 1,
+		WantText: "a",
 	}, {
-		name: "mid-stream error event after output",
-		steps: []ssetest.Step{{Body: ssetest.Lines(
+		Name: "mid-stream error event after output",
+		Steps: []ssetest.Step{{Body: ssetest.Lines(
 			data(`{"choices":[{"index":0,"delta":{"content":"a"}}]}`),
 			data(`{"error":{"message":"upstream died","type":"server_error"}}`))}},
-		wantAPI:  &llm.APIError{Provider: "openai", Type: "server_error", Message: "upstream died", Retryable: true},
-		wantReqs: 1,
-		wantText: "a",
+		WantAPI:  &llm.APIError{Provider: "openai", Type: "server_error", Message: "upstream died", Retryable: true},
+		WantReqs: 1,
+		WantText: "a",
 	}, {
-		name: "mid-stream error before output is retried",
-		steps: []ssetest.Step{
+		Name: "mid-stream error before output is retried",
+		Steps: []ssetest.Step{
 			{Body: ssetest.Lines("event: error", data(`{"error":{"message":"overloaded","code":503}}`))},
 			{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))},
 		},
-		wantReqs: 2,
-		wantText: "ok",
+		WantReqs: 2,
+		WantText: "ok",
 	}, {
-		name: "retries honour retry-after-ms and retry-after, capped",
-		steps: []ssetest.Step{
+		Name: "retries honour retry-after-ms and retry-after, capped",
+		Steps: []ssetest.Step{
 			{Status: 503, Header: map[string]string{"Retry-After-Ms": "7"}, Body: `{"error":{"message":"busy"}}`},
 			{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: `{"error":{"message":"slow down","type":"rate_limit"}}`},
 			{Status: 408, Header: map[string]string{"Retry-After": "600"}},
 			{Status: 409},
 			{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))},
 		},
-		wantReqs:  5,
-		wantText:  "ok",
-		wantDelay: []time.Duration{7 * time.Millisecond, 2 * time.Second, 30 * time.Second, -1},
+		WantReqs:   5,
+		WantText:   "ok",
+		WantDelays: []time.Duration{7 * time.Millisecond, 2 * time.Second, 30 * time.Second, -1},
 	}, {
-		name:     "connection dropped, then success",
-		steps:    []ssetest.Step{{Drop: true}, {Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}},
-		wantReqs: 2,
-		wantText: "ok",
+		Name:     "connection dropped, then success",
+		Steps:    []ssetest.Step{{Drop: true}, {Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))}},
+		WantReqs: 2,
+		WantText: "ok",
 	}, {
-		name:     "401 is not retried and the key does not leak",
-		steps:    []ssetest.Step{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + testKey + `","type":"invalid_request_error","code":"invalid_api_key"}}`}},
-		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 401, Type: "invalid_request_error", Message: "Incorrect API key provided: [redacted]"},
-		wantReqs: 1,
+		Name:     "401 is not retried and the key does not leak",
+		Steps:    []ssetest.Step{{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + testKey + `","type":"invalid_request_error","code":"invalid_api_key"}}`}},
+		WantAPI:  &llm.APIError{Provider: "openai", StatusCode: 401, Type: "invalid_request_error", Message: "Incorrect API key provided: [redacted]"},
+		WantReqs: 1,
 	}, {
-		name:     "400 is not retried",
-		steps:    []ssetest.Step{{Status: 400, Body: `{"error":"bad request from llama.cpp"}`}},
-		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 400, Message: "bad request from llama.cpp"},
-		wantReqs: 1,
+		Name:     "400 is not retried",
+		Steps:    []ssetest.Step{{Status: 400, Body: `{"error":"bad request from llama.cpp"}`}},
+		WantAPI:  &llm.APIError{Provider: "openai", StatusCode: 400, Message: "bad request from llama.cpp"},
+		WantReqs: 1,
 	}, {
-		name:     "retries run out",
-		steps:    []ssetest.Step{{Status: 500, Body: "oops"}},
-		wantAPI:  &llm.APIError{Provider: "openai", StatusCode: 500, Message: "oops", Retryable: true},
-		wantReqs: 5,
+		Name:     "retries run out",
+		Steps:    []ssetest.Step{{Status: 500, Body: "oops"}},
+		WantAPI:  &llm.APIError{Provider: "openai", StatusCode: 500, Message: "oops", Retryable: true},
+		WantReqs: 5,
 	}}
-	for i, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := ssetest.New(t, uint64(i), tc.steps...)
-			var logs bytes.Buffer
-			p, ns := newTestProvider(t, srv, Config{Transport: Transport{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
-			var c ssetest.Collector
-			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-			c.Check(t, resp)
-			ssetest.CheckError(t, err, tc.wantErr, tc.wantAPI)
-			if n := len(srv.Requests()); n != tc.wantReqs {
-				t.Errorf("%d requests, want %d", n, tc.wantReqs)
+	ssetest.RunErrorCases(t, tests, testKey, func(t *testing.T, srv *ssetest.Server, log *slog.Logger) (llm.Provider, *ssetest.Sleeper) {
+		return newTestProvider(t, srv, Config{Transport: Transport{Logger: log}})
+	}, func(t *testing.T, srv *ssetest.Server) {
+		for _, r := range srv.Requests() {
+			if r.Header.Get("Authorization") != "Bearer "+testKey {
+				t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
 			}
-			if got := resp.Message.Text(); got != tc.wantText {
-				t.Errorf("text = %q, want %q", got, tc.wantText)
-			}
-			delays := ns.Delays()
-			for i, d := range tc.wantDelay {
-				if i >= len(delays) {
-					t.Fatalf("delays = %v, want %v", delays, tc.wantDelay)
-				}
-				if d >= 0 && delays[i] != d {
-					t.Errorf("delay %d = %v, want %v", i, delays[i], d)
-				}
-			}
-			ssetest.CheckNoLeak(t, testKey, logs.String(), err)
-			for _, r := range srv.Requests() {
-				if r.Header.Get("Authorization") != "Bearer "+testKey {
-					t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestCancelMidStream(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +38,78 @@ func (s *Sleeper) Delays() []time.Duration {
 	return append([]time.Duration(nil), s.delays...)
 }
 
-// CheckError fails the test unless err wraps wantErr (when set), or is an
+// ErrorCase is one row of an adapter's table of failures: what the server
+// does for each request, and how Stream must end.
+type ErrorCase struct {
+	Name  string
+	Steps []Step
+	// WantErr, if set, must be in the error's chain; else WantAPI, if
+	// set, must equal the *llm.APIError in it; else the error must be nil.
+	WantErr error
+	WantAPI *llm.APIError
+	// WantReqs is the number of requests the server must see.
+	WantReqs int
+	// WantText is the response's text (what was kept of a failed stream).
+	WantText string
+	// WantDelays are the retry delays in order, -1 matching any; nil
+	// skips the check.
+	WantDelays []time.Duration
+}
+
+// RunErrorCases runs each case as a subtest: a fresh server (seeded with
+// the case's index) plays its steps to the provider newProvider builds,
+// which must log to log and retry with the Sleeper it returns, and Stream's events,
+// error, requests, text and delays are checked. key, the provider's API
+// key, must appear neither in the logs nor in the error. check, if not
+// nil, then inspects what the server received.
+func RunErrorCases(t *testing.T, cases []ErrorCase, key string,
+	newProvider func(t *testing.T, srv *Server, log *slog.Logger) (llm.Provider, *Sleeper),
+	check func(t *testing.T, srv *Server)) {
+	t.Helper()
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
+	for i, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			srv := New(t, uint64(i), tc.Steps...)
+			var logs bytes.Buffer
+			p, sleep := newProvider(t, srv, slog.New(slog.NewTextHandler(&logs, nil)))
+			var c Collector
+			resp, err := p.Stream(t.Context(), req, c.Emit)
+			c.Check(t, resp)
+			checkError(t, err, tc.WantErr, tc.WantAPI)
+			if n := len(srv.Requests()); n != tc.WantReqs {
+				t.Errorf("%d requests, want %d", n, tc.WantReqs)
+			}
+			if got := resp.Message.Text(); got != tc.WantText {
+				t.Errorf("text = %q, want %q", got, tc.WantText)
+			}
+			if tc.WantDelays != nil && !matchDelays(sleep.Delays(), tc.WantDelays) {
+				t.Errorf("delays = %v, want %v (-1: any)", sleep.Delays(), tc.WantDelays)
+			}
+			if strings.Contains(logs.String(), key) || err != nil && strings.Contains(err.Error(), key) {
+				t.Errorf("the API key leaked: %s %v", logs.String(), err)
+			}
+			if check != nil {
+				check(t, srv)
+			}
+		})
+	}
+}
+
+func matchDelays(got, want []time.Duration) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range want {
+		if want[i] >= 0 && got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkError fails the test unless err wraps wantErr (when set), or is an
 // *llm.APIError equal to wantAPI (when set), or else is nil.
-func CheckError(t testing.TB, err, wantErr error, wantAPI *llm.APIError) {
+func checkError(t testing.TB, err, wantErr error, wantAPI *llm.APIError) {
 	t.Helper()
 	switch {
 	case wantErr != nil:
@@ -56,14 +126,6 @@ func CheckError(t testing.TB, err, wantErr error, wantAPI *llm.APIError) {
 		}
 	case err != nil:
 		t.Fatalf("err = %v", err)
-	}
-}
-
-// CheckNoLeak fails the test if key appears in the logs or in err.
-func CheckNoLeak(t testing.TB, key, logs string, err error) {
-	t.Helper()
-	if strings.Contains(logs, key) || err != nil && strings.Contains(err.Error(), key) {
-		t.Errorf("the API key leaked: %s %v", logs, err)
 	}
 }
 
