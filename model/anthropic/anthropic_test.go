@@ -21,18 +21,14 @@ const testKey = "sk-ant-test-0123456789"
 
 func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *ssetest.Sleeper) {
 	t.Helper()
-	ns := &ssetest.Sleeper{}
 	cfg.BaseURL = srv.URL
 	cfg.APIKey = testKey
 	cfg.Model = "claude-test"
-	cfg.Retry.Sleep = ns.Sleep
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	ns := ssetest.Configure(&cfg.Transport)
 	return New(cfg), ns
 }
 
-var simpleRequest = &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
+var simpleRequest = ssetest.SimpleRequest()
 
 // ev is one SSE event in the API's shape: the event line, the data line,
 // the blank line.

@@ -20,20 +20,16 @@ const testKey = "sk-test-0123456789abcdef"
 
 func newTestProvider(t *testing.T, srv *ssetest.Server, cfg Config) (*Provider, *ssetest.Sleeper) {
 	t.Helper()
-	ns := &ssetest.Sleeper{}
 	cfg.BaseURL = srv.URL + "/v1"
 	if cfg.APIKey == "" {
 		cfg.APIKey = testKey
 	}
 	cfg.Model = "test-model"
-	cfg.Retry.Sleep = ns.Sleep
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	ns := ssetest.Configure(&cfg.Transport)
 	return New(cfg), ns
 }
 
-var simpleRequest = &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
+var simpleRequest = ssetest.SimpleRequest()
 
 func data(s string) string { return "data: " + s + "\n" }
 

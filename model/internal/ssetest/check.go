@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dsh-tools/dshd/model/internal/httpx"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 
@@ -29,6 +30,22 @@ func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
 	s.delays = append(s.delays, d)
 	s.mu.Unlock()
 	return ctx.Err()
+}
+
+// Configure points tr's retries at a new Sleeper, which it returns, and
+// discards tr's logs unless tr has a Logger.
+func Configure(tr *httpx.Transport) *Sleeper {
+	s := &Sleeper{}
+	tr.Retry.Sleep = s.Sleep
+	if tr.Logger == nil {
+		tr.Logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// SimpleRequest returns a request of one user message, "hi".
+func SimpleRequest() *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
 }
 
 // Delays returns the delays recorded so far.
@@ -66,7 +83,7 @@ func RunErrorCases(t *testing.T, cases []ErrorCase, key string,
 	newProvider func(t *testing.T, srv *Server, log *slog.Logger) (llm.Provider, *Sleeper),
 	check func(t *testing.T, srv *Server)) {
 	t.Helper()
-	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "hi"}}}}}
+	req := SimpleRequest()
 	for i, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			srv := New(t, uint64(i), tc.Steps...)
