@@ -181,6 +181,7 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}
 	// The session exists for the editor only once this response is out;
 	// its first updates follow on their own goroutine.
+	s.announced = make(chan struct{})
 	c.whenAnswered(s.id, func() { c.announce(s, failures) })
 	return resp, nil
 }
@@ -251,7 +252,16 @@ func (c *conn) whenAnswered(id string, f func()) {
 
 // announce sends a new session's first updates: the slash commands, and
 // any MCP server that failed to start.
+// A session closed meanwhile announces nothing: no update follows its
+// close.
 func (c *conn) announce(s *session, failures []error) {
+	defer close(s.announced)
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return
+	}
 	s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
 	for _, f := range failures {
 		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
@@ -296,6 +306,15 @@ func (c *conn) prompt(ctx context.Context, p *acp.PromptRequest) (acp.Reply[acp.
 	}
 	t.outputSchema = schema
 	return acp.Later(func() (*acp.PromptResponse, error) {
+		// A prompt that follows session/new at once must not overtake
+		// the session's announcement: the turn's updates and its
+		// response come after it.
+		if s.announced != nil {
+			select {
+			case <-s.announced:
+			case <-t.ctx.Done():
+			}
+		}
 		resp, err := s.runTurn(t)
 		if err != nil {
 			return nil, err

@@ -40,6 +40,9 @@ type session struct {
 	nextMsg    int
 	turn       *Turn // the running turn, nil when idle
 	closed     bool
+	// announced, set for a session made by session/new, is closed once its
+	// first updates (the slash commands) are sent or skipped.
+	announced chan struct{}
 
 	// wmu serialises the session's updates on the wire and in the log, so
 	// that the log records them in the order they were sent.
