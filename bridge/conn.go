@@ -170,6 +170,8 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 	a := c.agent
 	cwd := filepath.Clean(p.Cwd)
 	s := newSession(a, c, a.opts.NewSessionID(), cwd, cleanAll(p.AdditionalDirectories), a.opts.Now())
+	// Set before the session becomes visible to other requests (attach).
+	s.announced = make(chan struct{})
 	if a.store != nil {
 		w, err := a.store.create(s.header())
 		if err != nil {
@@ -181,7 +183,6 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}
 	// The session exists for the editor only once this response is out;
 	// its first updates follow on their own goroutine.
-	s.announced = make(chan struct{})
 	c.whenAnswered(s.id, func() { c.announce(s, failures) })
 	return resp, nil
 }
