@@ -174,8 +174,10 @@ func Hunks(path string, before, after *string, opts ...HunkOption) DiffResult {
 		return whole(FallbackNotUTF8)
 	}
 
-	a, b := newLines(*before), newLines(*after)
-	regions, why := diffLines(a, b, lim)
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	a, b := newLines(*before, &sc.startA), newLines(*after, &sc.startB)
+	regions, why := diffLines(a, b, lim, sc)
 	if why != "" {
 		return whole(why)
 	}
@@ -207,8 +209,14 @@ type lines struct {
 	start []int
 }
 
-func newLines(text string) lines {
-	start := make([]int, 1, strings.Count(text, "\n")+2)
+// newLines splits text, reusing *buf for the line starts (and keeping the
+// grown buffer there).
+func newLines(text string, buf *[]int) lines {
+	start := (*buf)[:0]
+	if n := strings.Count(text, "\n") + 2; cap(start) < n {
+		start = make([]int, 0, n)
+	}
+	start = append(start, 0)
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
@@ -218,6 +226,7 @@ func newLines(text string) lines {
 		}
 		start = append(start, i)
 	}
+	*buf = start
 	return lines{text: text, start: start}
 }
 
@@ -230,7 +239,8 @@ func (l lines) span(i, j int) string { return l.text[l.start[i]:l.start[j]] }
 type region struct{ oldStart, oldEnd, newStart, newEnd int }
 
 // diffLines returns the changed regions between a and b, or why it gave up.
-func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
+// Its working buffers come from sc and are only valid until sc is put back.
+func diffLines(a, b lines, lim Limits, sc *scratch) ([]region, Fallback) {
 	n, m := a.len(), b.len()
 	// Trim common leading and trailing lines first: cheap, and it keeps
 	// go-diff's work (and the budget checks) to the changed middle.
@@ -255,13 +265,17 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 	// rune strings. We encode the lines ourselves instead of calling
 	// DiffLinesToRunes: we already have them split, and its growing map and
 	// string round-trips were 70% of the profile on a 10,000-line file.
-	ra, rb, top := lineRunes(a, b, pre, n-suf, pre, m-suf)
+	ra, rb, top := lineRunes(a, b, pre, n-suf, pre, m-suf, sc)
 
 	// How often each distinct line occurs on each side, and where in b a
 	// line occurring once there is.
-	countA := make([]int32, top+1)
-	countB := make([]int32, top+1)
-	posB := make([]int32, top+1)
+	// Counts must start at zero; posB is only read where countB is 1, so
+	// whatever a recycled buffer holds is overwritten before it is read.
+	countA := grow(&sc.countA, int(top)+1)
+	countB := grow(&sc.countB, int(top)+1)
+	clear(countA)
+	clear(countB)
+	posB := grow(&sc.posB, int(top)+1)
 	for _, r := range ra {
 		countA[r]++
 	}
@@ -296,7 +310,7 @@ func diffLines(a, b lines, lim Limits) ([]region, Fallback) {
 	// passes are linear and bounded by the size limits.
 	g := gapDiffer{dmp: diffmatchpatch.New(), budget: lim.Timeout}
 	i, j := 0, 0 // next unpinned line of ra, rb
-	for _, pin := range uniqueAnchors(ra, rb, countA, countB, posB) {
+	for _, pin := range uniqueAnchors(ra, countA, countB, posB, sc) {
 		pi, pj := int(pin.i), int(pin.j)
 		if !g.diff(ra[i:pi], rb[j:pj], pre+i, pre+j) {
 			return nil, FallbackTimeout
@@ -315,49 +329,53 @@ type anchor struct{ i, j int32 }
 // uniqueAnchors returns the lines that occur exactly once in ra and once in
 // rb, paired, keeping the longest sequence of pairs that is increasing on
 // both sides (patience sorting, O(U log U) for U such lines).
-func uniqueAnchors(ra, rb []rune, countA, countB, posB []int32) []anchor {
-	unique := 0
-	for _, r := range ra {
-		if countA[r] == 1 && countB[r] == 1 {
-			unique++
-		}
-	}
-	if unique == 0 {
-		return nil
-	}
-	cands := make([]anchor, 0, unique)
+func uniqueAnchors(ra []rune, countA, countB, posB []int32, sc *scratch) []anchor {
+	cands := sc.cands[:0]
 	for i, r := range ra {
 		if countA[r] == 1 && countB[r] == 1 {
 			cands = append(cands, anchor{int32(i), posB[r]})
 		}
 	}
+	sc.cands = cands
+	if len(cands) == 0 {
+		return nil
+	}
 	// tails[k] is the candidate ending the best increasing run of length
-	// k+1 found so far; prev links each candidate to its predecessor. In
-	// files with scattered edits nearly every candidate extends the run, so
-	// tails is sized for that up front.
-	tails := make([]int32, 0, unique)
-	prev := make([]int32, unique)
+	// k+1 found so far, tailJ[k] its line in b; prev links each candidate
+	// to its predecessor. In files with scattered edits nearly every
+	// candidate extends the longest run, so that case skips the binary
+	// search.
+	tails := sc.tails[:0]
+	tailJ := sc.tailJ[:0]
+	prev := grow(&sc.prev, len(cands))
 	for c, cand := range cands {
-		lo, hi := 0, len(tails)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if cands[tails[mid]].j < cand.j {
-				lo = mid + 1
-			} else {
-				hi = mid
+		lo := len(tails)
+		if lo > 0 && tailJ[lo-1] >= cand.j {
+			lo, hi := 0, len(tails)-1
+			for lo < hi {
+				mid := int(uint(lo+hi) >> 1)
+				if tailJ[mid] < cand.j {
+					lo = mid + 1
+				} else {
+					hi = mid
+				}
 			}
+			prev[c] = -1
+			if lo > 0 {
+				prev[c] = tails[lo-1]
+			}
+			tails[lo], tailJ[lo] = int32(c), cand.j
+			continue
 		}
 		prev[c] = -1
 		if lo > 0 {
 			prev[c] = tails[lo-1]
 		}
-		if lo == len(tails) {
-			tails = append(tails, int32(c))
-		} else {
-			tails[lo] = int32(c)
-		}
+		tails = append(tails, int32(c))
+		tailJ = append(tailJ, cand.j)
 	}
-	out := make([]anchor, len(tails))
+	sc.tails, sc.tailJ = tails, tailJ
+	out := grow(&sc.anchors, len(tails))
 	for k, c := len(tails)-1, tails[len(tails)-1]; k >= 0; k, c = k-1, prev[c] {
 		out[k] = cands[c]
 	}
@@ -422,24 +440,27 @@ func (g *gapDiffer) diff(ga, gb []rune, i, j int) bool {
 // one per distinct line, as go-diff's line mode does, and returns the
 // largest rune used. Runes skip the surrogate range (go-diff turns runes
 // into strings, where a surrogate would not survive); the caller keeps the
-// line count below what fits (MaxLines).
-func lineRunes(a, b lines, ia, ja, ib, jb int) (ra, rb []rune, top rune) {
+// line count below what fits (MaxLines). The rune slices are sc's buffers.
+func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top rune) {
 	total := (ja - ia) + (jb - ib)
-	// An open-addressing table, at most half full, of uint32 entries that
+	// An open-addressing table, never full, of uint32 entries that
 	// pack a line's id+1 with 11 more bits of its hash: a probe is one
 	// memory access and a string comparison only confirms a likely hit. A Go
 	// map keyed by the lines cost about twice as much on 100,000-line files.
+	// It is sized for total lines, not twice that: lines of b that match in
+	// lockstep (below) are never added, so in a typical edit it is under
+	// half full, and a smaller table is fewer cache misses per probe.
 	size := 1
-	for size < 2*total {
+	for size <= total {
 		size <<= 1
 	}
-	table := getTable(size)
-	defer tablePool.Put(table)
+	table := grow(&sc.table, size)
+	clear(table)
 	mask := uint64(size - 1)
 	// distinct[n] locates the n-th distinct line: below len(a.start) it is
 	// a line of a, else of b (offset by len(a.start)). Integers, not
 	// strings, so that the GC has nothing to scan.
-	distinct := make([]uint32, 0, total)
+	distinct := sc.distinct[:0]
 	bOffset := len(a.start)
 	lineAt := func(ref uint32) string {
 		if int(ref) < bOffset {
@@ -449,36 +470,55 @@ func lineRunes(a, b lines, ia, ja, ib, jb int) (ra, rb []rune, top rune) {
 	}
 	seed := maphash.MakeSeed()
 	next := rune(0)
-	encode := func(l lines, i, j, offset int) []rune {
-		out := make([]rune, j-i)
-		for k := i; k < j; k++ {
-			line := l.line(k)
-			h := maphash.String(seed, line)
-			check := uint32(h>>(64-checkBits)) << idBits
-			for slot := h & mask; ; slot = (slot + 1) & mask {
-				e := (*table)[slot]
-				if e == 0 {
-					(*table)[slot] = check | uint32(len(distinct)+1)
-					distinct = append(distinct, uint32(offset+k))
-					out[k-i] = next
-					next++
-					if next == 0xD800 {
-						next = 0xE000
-					}
-					break
+	// lookup returns the rune of line k of l (offset places it in distinct),
+	// adding the line to the table if it is new, and the distinct index.
+	lookup := func(l lines, k, offset int) (rune, int) {
+		line := l.line(k)
+		h := maphash.String(seed, line)
+		check := uint32(h>>(64-checkBits)) << idBits
+		for slot := h & mask; ; slot = (slot + 1) & mask {
+			e := table[slot]
+			if e == 0 {
+				n := len(distinct)
+				table[slot] = check | uint32(n+1)
+				distinct = append(distinct, uint32(offset+k))
+				r := next
+				next++
+				if next == 0xD800 {
+					next = 0xE000
 				}
-				if e&^idMask == check {
-					if n := int(e&idMask) - 1; lineAt(distinct[n]) == line {
-						out[k-i] = idRune(n)
-						break
-					}
+				return r, n
+			}
+			if e&^idMask == check {
+				if n := int(e&idMask) - 1; lineAt(distinct[n]) == line {
+					return idRune(n), n
 				}
 			}
 		}
-		return out
 	}
-	ra = encode(a, ia, ja, 0)
-	rb = encode(b, ib, jb, bOffset)
+	ra = grow(&sc.ra, ja-ia)
+	for k := ia; k < ja; k++ {
+		ra[k-ia], _ = lookup(a, k, 0)
+	}
+	// Most lines of b equal the line of a at the same offset from the last
+	// match: comparing with that line is a sequential read where a table
+	// probe is a cache miss, and an equal line has that line's rune. Only
+	// the other lines are looked up; a hit on a line of a resynchronizes
+	// the offset.
+	rb = grow(&sc.rb, jb-ib)
+	delta := ia - ib // b's line k is expected at a's line k+delta
+	for k := ib; k < jb; k++ {
+		if p := k + delta; p >= ia && p < ja && a.line(p) == b.line(k) {
+			rb[k-ib] = ra[p-ia]
+			continue
+		}
+		r, n := lookup(b, k, bOffset)
+		rb[k-ib] = r
+		if ref := int(distinct[n]); ref < bOffset {
+			delta = ref - k
+		}
+	}
+	sc.distinct = distinct
 	return ra, rb, next
 }
 
@@ -491,19 +531,34 @@ const (
 	idMask    = 1<<idBits - 1
 )
 
-// tablePool recycles hash tables: a daemon diffs file after file, and
-// fresh multi-megabyte allocations cost more in page faults than clearing
-// a recycled one.
-var tablePool sync.Pool
+// scratch holds the working buffers of one Hunks call. A daemon diffs file
+// after file, and fresh multi-megabyte allocations cost more in page
+// faults, zeroing and GC work than reusing recycled ones. Each call takes
+// its own scratch from the pool, so concurrent calls never share one;
+// nothing returned by Hunks points into it.
+type scratch struct {
+	startA, startB     []int
+	ra, rb             []rune
+	table, distinct    []uint32
+	countA, countB     []int32
+	posB, tails, tailJ []int32
+	prev               []int32
+	cands, anchors     []anchor
+}
 
-func getTable(size int) *[]uint32 {
-	if t, ok := tablePool.Get().(*[]uint32); ok && cap(*t) >= size {
-		*t = (*t)[:size]
-		clear(*t)
-		return t
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// grow returns *buf resliced to length n, replacing it with a bigger
+// buffer when its capacity is short. The contents are not cleared: callers
+// clear what they read before writing.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
 	}
-	t := make([]uint32, size)
-	return &t
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // idRune is the rune of the n-th distinct line: n, skipping the surrogate

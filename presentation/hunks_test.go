@@ -25,15 +25,15 @@ func applyHunks(before *string, diffs []FileDiff) (string, error) {
 		}
 		return diffs[0].NewText, nil
 	}
-	old := newLines(*before)
+	old := newLines(*before, new([]int))
 	var out strings.Builder
 	cursor, delta := 0, 0
 	for k, d := range diffs {
 		if d.OldText == nil {
 			return "", fmt.Errorf("hunk %d: nil OldText for an existing file", k)
 		}
-		oldCount := newLines(*d.OldText).len()
-		newCount := newLines(d.NewText).len()
+		oldCount := newLines(*d.OldText, new([]int)).len()
+		newCount := newLines(d.NewText, new([]int)).len()
 		line := max(d.Line, 1) // a deleted file's diff has no line
 		start := line - 1 - delta
 		if start < cursor || start+oldCount > old.len() {
