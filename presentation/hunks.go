@@ -2,6 +2,7 @@ package presentation
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"strings"
 	"sync"
 	"time"
@@ -472,9 +473,7 @@ func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top 
 	next := rune(0)
 	// lookup returns the rune of line k of l (offset places it in distinct),
 	// adding the line to the table if it is new, and the distinct index.
-	lookup := func(l lines, k, offset int) (rune, int) {
-		line := l.line(k)
-		h := maphash.String(seed, line)
+	lookup := func(l lines, k, offset int, h uint64) (rune, int) {
 		check := uint32(h>>(64-checkBits)) << idBits
 		for slot := h & mask; ; slot = (slot + 1) & mask {
 			e := table[slot]
@@ -490,15 +489,47 @@ func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top 
 				return r, n
 			}
 			if e&^idMask == check {
-				if n := int(e&idMask) - 1; lineAt(distinct[n]) == line {
+				if n := int(e&idMask) - 1; lineAt(distinct[n]) == l.line(k) {
 					return idRune(n), n
 				}
 			}
 		}
 	}
 	ra = grow(&sc.ra, ja-ia)
+	// Lines of a go into the table in the order of their home slot's
+	// region, one region of about partitionSlots slots after another, so
+	// that the probes of a large file stay within a cache-sized part of
+	// the table instead of missing the cache on nearly every line. Equal
+	// lines share a region and keep their order, so the first occurrence
+	// is still the one recorded. Which id a line gets does not matter, only
+	// that equal lines get equal ones.
+	hashes := grow(&sc.hashes, ja-ia)
 	for k := ia; k < ja; k++ {
-		ra[k-ia], _ = lookup(a, k, 0)
+		hashes[k-ia] = maphash.String(seed, a.line(k))
+	}
+	if parts := size / partitionSlots; parts <= 1 {
+		for k := ia; k < ja; k++ {
+			ra[k-ia], _ = lookup(a, k, 0, hashes[k-ia])
+		}
+	} else {
+		shift := bits.TrailingZeros(uint(size)) - bits.TrailingZeros(uint(parts))
+		next := grow(&sc.partStart, parts+1)
+		clear(next)
+		for _, h := range hashes {
+			next[(h&mask)>>shift+1]++
+		}
+		for p := 1; p <= parts; p++ {
+			next[p] += next[p-1]
+		}
+		order := grow(&sc.order, ja-ia)
+		for x, h := range hashes {
+			p := (h & mask) >> shift
+			order[next[p]] = int32(x)
+			next[p]++
+		}
+		for _, x := range order {
+			ra[x], _ = lookup(a, ia+int(x), 0, hashes[x])
+		}
 	}
 	// Most lines of b equal the line of a at the same offset from the last
 	// match: comparing with that line is a sequential read where a table
@@ -512,7 +543,7 @@ func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top 
 			rb[k-ib] = ra[p-ia]
 			continue
 		}
-		r, n := lookup(b, k, bOffset)
+		r, n := lookup(b, k, bOffset, maphash.String(seed, b.line(k)))
 		rb[k-ib] = r
 		if ref := int(distinct[n]); ref < bOffset {
 			delta = ref - k
@@ -531,6 +562,10 @@ const (
 	idMask    = 1<<idBits - 1
 )
 
+// partitionSlots is the size of the table regions that lineRunes fills one
+// at a time: 32,768 uint32 slots, 128 KiB, which a core's L2 cache holds.
+const partitionSlots = 1 << 15
+
 // scratch holds the working buffers of one Hunks call. A daemon diffs file
 // after file, and fresh multi-megabyte allocations cost more in page
 // faults, zeroing and GC work than reusing recycled ones. Each call takes
@@ -543,6 +578,8 @@ type scratch struct {
 	countA, countB     []int32
 	posB, tails, tailJ []int32
 	prev               []int32
+	hashes             []uint64
+	order, partStart   []int32
 	cands, anchors     []anchor
 }
 

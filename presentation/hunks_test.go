@@ -367,3 +367,61 @@ func TestHunksRandomEdits(t *testing.T) {
 		checkApplies(t, &b, &a, res.Diffs)
 	}
 }
+
+// TestLineRunesLarge checks the line encoding where lineRunes fills its
+// table region by region (more lines than partitionSlots) and matches b in
+// lockstep: equal lines, on either side, must get equal runes, and
+// different lines different runes, including many repeated lines and
+// lines of b that are not in a.
+func TestLineRunesLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	var x, y strings.Builder
+	for i := range 40_000 {
+		line := fmt.Sprintf("line %d\n", rng.IntN(15_000))
+		x.WriteString(line)
+		switch rng.IntN(50) {
+		case 0: // deleted from b
+		case 1: // replaced in b by a line that may or may not be in a
+			fmt.Fprintf(&y, "line %d\n", 10_000+rng.IntN(15_000))
+		case 2: // a line only b has, inserted before
+			fmt.Fprintf(&y, "new %d\n", i)
+			y.WriteString(line)
+		default:
+			y.WriteString(line)
+		}
+	}
+	a, b := newLines(x.String(), new([]int)), newLines(y.String(), new([]int))
+	sc := new(scratch)
+	for _, span := range [][4]int{{0, a.len(), 0, b.len()}, {7, a.len() - 3, 11, b.len() - 5}} {
+		ra, rb, top := lineRunes(a, b, span[0], span[1], span[2], span[3], sc)
+		if len(ra) != span[1]-span[0] || len(rb) != span[3]-span[2] {
+			t.Fatalf("got %d and %d runes for spans %v", len(ra), len(rb), span)
+		}
+		runeOf := map[string]rune{}
+		lineOf := map[rune]string{}
+		check := func(line string, r rune) {
+			if r >= top || (r >= 0xD800 && r < 0xE000) {
+				t.Fatalf("rune %#x for %q is out of range (top %#x)", r, line, top)
+			}
+			if prev, ok := runeOf[line]; ok && prev != r {
+				t.Fatalf("%q got runes %#x and %#x", line, prev, r)
+			}
+			if prev, ok := lineOf[r]; ok && prev != line {
+				t.Fatalf("rune %#x stands for %q and %q", r, prev, line)
+			}
+			runeOf[line], lineOf[r] = r, line
+		}
+		for k, r := range ra {
+			check(a.line(span[0]+k), r)
+		}
+		for k, r := range rb {
+			check(b.line(span[2]+k), r)
+		}
+	}
+	before, after := x.String(), y.String()
+	res := Hunks("f", &before, &after, WithLimits(Limits{Timeout: time.Minute}))
+	if res.Fallback != "" {
+		t.Fatalf("Fallback %q", res.Fallback)
+	}
+	checkApplies(t, &before, &after, res.Diffs)
+}
