@@ -3,6 +3,7 @@ package presentation
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -399,6 +400,30 @@ func (g *gapDiffer) diff(ga, gb []rune, i, j int) bool {
 	case len(ga) == 0 && len(gb) == 0:
 		return true
 	case len(ga) == 0 || len(gb) == 0:
+		g.regions = append(g.regions, region{i, i + len(ga), j, j + len(gb)})
+		return true
+	}
+	// Most gaps between pins are one small edit, often a single changed
+	// line. Trim their common ends and, when what is left is one line on
+	// a side that the other side lacks, record the replacement directly:
+	// that is the answer go-diff would give, after the same trimming,
+	// without its allocations.
+	pre := 0
+	for pre < len(ga) && pre < len(gb) && ga[pre] == gb[pre] {
+		pre++
+	}
+	ga, gb, i, j = ga[pre:], gb[pre:], i+pre, j+pre
+	suf := 0
+	for suf < len(ga) && suf < len(gb) && ga[len(ga)-1-suf] == gb[len(gb)-1-suf] {
+		suf++
+	}
+	ga, gb = ga[:len(ga)-suf], gb[:len(gb)-suf]
+	switch {
+	case len(ga) == 0 && len(gb) == 0:
+		return true
+	case len(ga) == 0 || len(gb) == 0,
+		len(ga) == 1 && !slices.Contains(gb, ga[0]),
+		len(gb) == 1 && !slices.Contains(ga, gb[0]):
 		g.regions = append(g.regions, region{i, i + len(ga), j, j + len(gb)})
 		return true
 	}
