@@ -214,9 +214,12 @@ type lines struct {
 // newLines splits text, reusing *buf for the line starts (and keeping the
 // grown buffer there).
 func newLines(text string, buf *[]int) lines {
+	// A recycled buffer usually fits (a daemon diffs files of similar
+	// sizes) and append grows it when not, so only a fresh one is sized by
+	// counting: that pass reads the whole text once more.
 	start := (*buf)[:0]
-	if n := strings.Count(text, "\n") + 2; cap(start) < n {
-		start = make([]int, 0, n)
+	if cap(start) == 0 {
+		start = make([]int, 0, strings.Count(text, "\n")+2)
 	}
 	start = append(start, 0)
 	for i := 0; i < len(text); {
