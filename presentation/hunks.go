@@ -471,16 +471,15 @@ func (g *gapDiffer) diff(ga, gb []rune, i, j int) bool {
 // into strings, where a surrogate would not survive); the caller keeps the
 // line count below what fits (MaxLines). The rune slices are sc's buffers.
 func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top rune) {
-	total := (ja - ia) + (jb - ib)
-	// An open-addressing table, never full, of uint32 entries that
+	// An open-addressing table, at most half full, of uint32 entries that
 	// pack a line's id+1 with 11 more bits of its hash: a probe is one
 	// memory access and a string comparison only confirms a likely hit. A Go
 	// map keyed by the lines cost about twice as much on 100,000-line files.
-	// It is sized for total lines, not twice that: lines of b that match in
-	// lockstep (below) are never added, so in a typical edit it is under
-	// half full, and a smaller table is fewer cache misses per probe.
+	// It is sized for a's lines, not for both sides: lines of b that match
+	// in lockstep (below) are never added, and a smaller table is fewer
+	// cache misses per probe. Should b bring many new lines, it doubles.
 	size := 1
-	for size <= total {
+	for size < 2*(ja-ia) {
 		size <<= 1
 	}
 	table := grow(&sc.table, size)
@@ -541,19 +540,19 @@ func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top 
 		}
 	} else {
 		shift := bits.TrailingZeros(uint(size)) - bits.TrailingZeros(uint(parts))
-		next := grow(&sc.partStart, parts+1)
-		clear(next)
+		fill := grow(&sc.partStart, parts+1)
+		clear(fill)
 		for _, h := range hashes {
-			next[(h&mask)>>shift+1]++
+			fill[(h&mask)>>shift+1]++
 		}
 		for p := 1; p <= parts; p++ {
-			next[p] += next[p-1]
+			fill[p] += fill[p-1]
 		}
 		order := grow(&sc.order, ja-ia)
 		for x, h := range hashes {
 			p := (h & mask) >> shift
-			order[next[p]] = int32(x)
-			next[p]++
+			order[fill[p]] = int32(x)
+			fill[p]++
 		}
 		for _, x := range order {
 			ra[x], _ = lookup(a, ia+int(x), 0, hashes[x])
@@ -570,6 +569,20 @@ func lineRunes(a, b lines, ia, ja, ib, jb int, sc *scratch) (ra, rb []rune, top 
 		if p := k + delta; p >= ia && p < ja && a.line(p) == b.line(k) {
 			rb[k-ib] = ra[p-ia]
 			continue
+		}
+		if 2*(len(distinct)+1) > size {
+			size *= 2
+			table = grow(&sc.table, size)
+			clear(table)
+			mask = uint64(size - 1)
+			for n, ref := range distinct {
+				h := maphash.String(seed, lineAt(ref))
+				slot := h & mask
+				for table[slot] != 0 {
+					slot = (slot + 1) & mask
+				}
+				table[slot] = uint32(h>>(64-checkBits))<<idBits | uint32(n+1)
+			}
 		}
 		r, n := lookup(b, k, bOffset, maphash.String(seed, b.line(k)))
 		rb[k-ib] = r

@@ -370,7 +370,7 @@ func TestHunksRandomEdits(t *testing.T) {
 
 // TestLineRunesLarge checks the line encoding where lineRunes fills its
 // table region by region (more lines than partitionSlots) and matches b in
-// lockstep: equal lines, on either side, must get equal runes, and
+// lockstep, and where the table grows: equal lines, on either side, must get equal runes, and
 // different lines different runes, including many repeated lines and
 // lines of b that are not in a.
 func TestLineRunesLarge(t *testing.T) {
@@ -392,7 +392,9 @@ func TestLineRunesLarge(t *testing.T) {
 	}
 	a, b := newLines(x.String(), new([]int)), newLines(y.String(), new([]int))
 	sc := new(scratch)
-	for _, span := range [][4]int{{0, a.len(), 0, b.len()}, {7, a.len() - 3, 11, b.len() - 5}} {
+	// The last span has far more distinct lines in b than in a, so the
+	// table, sized for a, must grow while b is encoded.
+	for _, span := range [][4]int{{0, a.len(), 0, b.len()}, {7, a.len() - 3, 11, b.len() - 5}, {0, 10, 0, b.len()}} {
 		ra, rb, top := lineRunes(a, b, span[0], span[1], span[2], span[3], sc)
 		if len(ra) != span[1]-span[0] || len(rb) != span[3]-span[2] {
 			t.Fatalf("got %d and %d runes for spans %v", len(ra), len(rb), span)
