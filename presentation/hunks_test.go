@@ -427,3 +427,33 @@ func TestLineRunesLarge(t *testing.T) {
 	}
 	checkApplies(t, &before, &after, res.Diffs)
 }
+
+// TestHunksConcurrent runs Hunks on different inputs at once: each call
+// takes its own recycled buffers, so no result may show another's lines
+// (run with -race).
+func TestHunksConcurrent(t *testing.T) {
+	const workers = 4
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for round := range 5 {
+				before, after := editLines(500+100*w, 5+w+round, uint64(10*w+round))
+				res := Hunks("f", &before, &after)
+				got, err := applyHunks(&before, res.Diffs)
+				if err == nil && got != after {
+					err = fmt.Errorf("worker %d round %d: applying the hunks does not give the after text", w, round)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
