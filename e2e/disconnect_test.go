@@ -9,6 +9,8 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // hangTurn is a script whose first prompt ("first") completes and whose
@@ -84,9 +86,9 @@ func TestFaultDisconnect(t *testing.T) {
 				sc.ready(t, p, c, sid, asked)
 
 				// Every process group the daemon's children are in.
-				pgids := map[int]bool{}
-				for _, d := range descendants(p.pid()) {
-					pgids[d.pgid] = true
+				var pgids []int
+				for _, d := range testsupport.Descendants(p.pid()) {
+					pgids = append(pgids, d.PGID)
 				}
 				start := time.Now()
 				if how == "stdin-closed" {
@@ -98,8 +100,8 @@ func TestFaultDisconnect(t *testing.T) {
 					t.Fatalf("the daemon still runs 5 s after the client disconnected (%s)", how)
 				}
 				t.Logf("daemon exited %v after the disconnect (%v)", time.Since(start).Round(time.Millisecond), p.err)
-				if !eventually(3*time.Second, func() bool { return len(inGroups(pgids)) == 0 }) {
-					t.Errorf("processes left in the children's process groups: %+v", inGroups(pgids))
+				if !eventually(3*time.Second, func() bool { return len(testsupport.InGroups(pgids...)) == 0 }) {
+					t.Errorf("processes left in the children's process groups: %+v", testsupport.InGroups(pgids...))
 				}
 				if _, err := os.Stat(filepath.Join(f.ws, "late.txt")); err == nil {
 					t.Error("the command ran to its end after the disconnect")
@@ -115,8 +117,8 @@ func TestFaultDisconnect(t *testing.T) {
 
 func waitForSleep(t *testing.T, p *proc, _ *acptest.Client, _ string, _ <-chan struct{}) {
 	if !eventually(10*time.Second, func() bool {
-		for _, d := range descendants(p.pid()) {
-			if d.comm == "sleep" {
+		for _, d := range testsupport.Descendants(p.pid()) {
+			if d.Comm == "sleep" {
 				return true
 			}
 		}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,13 +10,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // script is a script-provider file (model/script's format).
@@ -136,7 +136,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr *lockedBuffer
+	stderr *testsupport.SyncBuffer
 	exited chan struct{} // closed once Wait returned
 	err    error         // Wait's error, valid after exited
 }
@@ -164,7 +164,7 @@ func spawn(bin, dir string, env []string, args ...string) (*proc, error) {
 	cmd.Env = env
 	// Its own process group, as editors start agents.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &proc{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: &testsupport.SyncBuffer{Limit: 4 << 20}, exited: make(chan struct{})}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -229,26 +229,6 @@ func (p *proc) client(t testing.TB, c *acptest.Client) *acp.AgentConn {
 		_ = conn.Close()
 	})
 	return conn
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() > 4<<20 { // keep the head: a runaway logger must not eat the memory
-		return len(p), nil
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // callCtx bounds every protocol call of a test: a hang fails the test with
@@ -357,79 +337,6 @@ func threadCount(pid int) int {
 		return -1
 	}
 	return int(n)
-}
-
-// procInfo is the part of /proc/<pid>/stat the tests use.
-type procInfo struct {
-	pid, ppid, pgid int
-	state           byte
-	comm            string
-}
-
-func readStat(pid int) (procInfo, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open || end+2 >= len(s) {
-		return procInfo{}, false
-	}
-	fields := strings.Fields(s[end+2:])
-	if len(fields) < 3 {
-		return procInfo{}, false
-	}
-	info := procInfo{pid: pid, state: fields[0][0], comm: s[open+1 : end]}
-	info.ppid, _ = strconv.Atoi(fields[1])
-	info.pgid, _ = strconv.Atoi(fields[2])
-	return info, true
-}
-
-// allProcs lists the live (non-zombie) processes.
-func allProcs() []procInfo {
-	ents, _ := os.ReadDir("/proc")
-	var out []procInfo
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if info, ok := readStat(pid); ok && info.state != 'Z' && info.state != 'X' {
-			out = append(out, info)
-		}
-	}
-	return out
-}
-
-// descendants lists the live processes below pid.
-func descendants(pid int) []procInfo {
-	procs := allProcs()
-	children := map[int][]procInfo{}
-	for _, p := range procs {
-		children[p.ppid] = append(children[p.ppid], p)
-	}
-	var out []procInfo
-	queue := []int{pid}
-	for len(queue) > 0 {
-		for _, c := range children[queue[0]] {
-			out = append(out, c)
-			queue = append(queue, c.pid)
-		}
-		queue = queue[1:]
-	}
-	return out
-}
-
-// inGroups lists the live processes whose process group is one of pgids.
-func inGroups(pgids map[int]bool) []procInfo {
-	var out []procInfo
-	for _, p := range allProcs() {
-		if pgids[p.pgid] {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // eventually polls cond every 20 ms until it holds or d passes.

@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // Binaries built once by TestMain.
@@ -22,11 +22,6 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
 	dir, err := os.MkdirTemp("", "dshd-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -36,11 +31,11 @@ func runMain(m *testing.M) int {
 	dshdBin = filepath.Join(dir, "dshd")
 	echoBin = filepath.Join(dir, "echo")
 	race := os.Getenv("DSHD_E2E_RACE") == "1"
-	if err := goBuild(root, dshdBin, "./cmd/dshd", race); err != nil {
+	if err := testsupport.GoBuild(dshdBin, "./cmd/dshd", race); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building dshd:", err)
 		return 1
 	}
-	if err := goBuild(root, echoBin, "./e2e/internal/echo", false); err != nil {
+	if err := testsupport.GoBuild(echoBin, "./e2e/internal/echo", false); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the echo:", err)
 		return 1
 	}
@@ -49,37 +44,3 @@ func runMain(m *testing.M) int {
 
 // goBuild builds pkg of the module at root into out with the go command
 // that runs the tests.
-func goBuild(root, out, pkg string, race bool) error {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		return err
-	}
-	args := []string{"build"}
-	if race {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goCmd, append(args, "-o", out, pkg)...)
-	cmd.Dir = root
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	return cmd.Run()
-}
-
-// moduleRoot walks up from the working directory (the package directory
-// under go test) to the directory holding go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}

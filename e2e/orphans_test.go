@@ -8,6 +8,8 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // TestFaultKill9Orphans kills the daemon's process group with SIGKILL, as
@@ -34,8 +36,8 @@ func TestFaultKill9Orphans(t *testing.T) {
 	go func() { _, _ = prompt(context.Background(), conn, sid, "go") }()
 	if !eventually(10*time.Second, func() bool {
 		n := 0
-		for _, d := range descendants(p.pid()) {
-			if d.comm == "sleep" {
+		for _, d := range testsupport.Descendants(p.pid()) {
+			if d.Comm == "sleep" {
 				n++
 			}
 		}
@@ -43,17 +45,17 @@ func TestFaultKill9Orphans(t *testing.T) {
 	}) {
 		t.Fatal("the commands never started")
 	}
-	pgids := map[int]bool{}
-	for _, d := range descendants(p.pid()) {
-		pgids[d.pgid] = true
+	var pgids []int
+	for _, d := range testsupport.Descendants(p.pid()) {
+		pgids = append(pgids, d.PGID)
 	}
 	_ = syscall.Kill(-p.pid(), syscall.SIGKILL) // the daemon's group (Setpgid: its pid)
 	<-p.exited
-	if !eventually(3*time.Second, func() bool { return len(inGroups(pgids)) == 0 }) {
-		left := inGroups(pgids)
+	if !eventually(3*time.Second, func() bool { return len(testsupport.InGroups(pgids...)) == 0 }) {
+		left := testsupport.InGroups(pgids...)
 		t.Errorf("%d processes outlived the daemon: %+v", len(left), left)
 		for _, l := range left {
-			_ = syscall.Kill(-l.pgid, syscall.SIGKILL) // leave nothing behind
+			_ = syscall.Kill(-l.PGID, syscall.SIGKILL) // leave nothing behind
 		}
 	}
 }

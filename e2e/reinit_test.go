@@ -11,6 +11,8 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 var (
@@ -23,13 +25,8 @@ var (
 func raceDaemon(t *testing.T) string {
 	t.Helper()
 	raceOnce.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			raceErr = err
-			return
-		}
 		raceBin = filepath.Join(filepath.Dir(dshdBin), "dshd-race")
-		raceErr = goBuild(root, raceBin, "./cmd/dshd", true)
+		raceErr = testsupport.GoBuild(raceBin, "./cmd/dshd", true)
 	})
 	if raceErr != nil {
 		t.Fatalf("building dshd -race: %v", raceErr)

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
 
 	"github.com/dsh-tools/dshd/registry"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // fakeTools is a tiny Tools: global definitions plus per-scope ones that
@@ -74,29 +75,10 @@ func (r *recorder) last() []byte {
 
 // quiet returns an option discarding logs (tests provoke panics on
 // purpose) and the buffer they would have gone to.
-func quiet() (Option, *syncBuffer) {
-	var b syncBuffer
+func quiet() (Option, *testsupport.SyncBuffer) {
+	var b testsupport.SyncBuffer
 	return WithLogger(slog.New(slog.NewTextHandler(&b, nil))), &b
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var _ io.Writer = (*syncBuffer)(nil)
 
 func errCode(t *testing.T, out Outcome) string {
 	t.Helper()

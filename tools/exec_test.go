@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 func TestRun(t *testing.T) {
@@ -78,26 +78,8 @@ func TestHeadTail(t *testing.T) {
 	}
 }
 
-// syncBuffer is an io.Writer a test can read while a command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // firstLine waits for the first full line a command printed.
-func waitLine(t *testing.T, b *syncBuffer) string {
+func waitLine(t *testing.T, b *testsupport.SyncBuffer) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -129,28 +111,15 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		return true // no /proc: trust kill(2)
 	}
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may contain spaces.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			return true
-		}
-	}
-	return false
+	return len(testsupport.InGroups(pgid)) > 0
 }
 
 func TestRunCancelKillsGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	live := &syncBuffer{}
+	live := &testsupport.SyncBuffer{}
 	done := make(chan *Outcome)
 	go func() {
 		// Grandchildren in the background and in a subshell: all must die.

@@ -9,6 +9,8 @@ import (
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // fakeHost is a session for tool tests: local files, optional editor
@@ -20,7 +22,7 @@ type fakeHost struct {
 
 	mu       sync.Mutex
 	started  []string
-	progress syncBuffer
+	progress testsupport.SyncBuffer
 	plan     []host.PlanEntry
 }
 

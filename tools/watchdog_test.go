@@ -1,16 +1,14 @@
 package tools
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // When DSHD_TOOLS_ORPHAN_CHILD is set, the test binary plays a daemon that
@@ -38,14 +36,18 @@ func TestDaemonDeathKillsCommand(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the daemon never started its command")
 		}
-		sleeper = childOf(daemon.Process.Pid)
+		for _, p := range testsupport.Descendants(daemon.Process.Pid) {
+			if p.Comm == "sleep" {
+				sleeper = p.PID
+			}
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = daemon.Wait()
-	for deadline := time.Now().Add(20 * time.Second); alive(sleeper); {
+	for deadline := time.Now().Add(20 * time.Second); stillRunning(sleeper); {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(sleeper, syscall.SIGKILL)
 			t.Fatalf("command %d outlived its daemon", sleeper)
@@ -54,45 +56,8 @@ func TestDaemonDeathKillsCommand(t *testing.T) {
 	}
 }
 
-// childOf returns the pid of a child of parent, 0 if none.
-func childOf(parent int) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid(pid) == parent {
-			return pid
-		}
-	}
-	return 0
-}
-
-func ppid(pid int) int {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "PPid:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+// stillRunning reports whether pid runs something (a zombie does not).
+func stillRunning(pid int) bool {
+	p, ok := testsupport.ReadProc(pid)
+	return ok && p.Live()
 }

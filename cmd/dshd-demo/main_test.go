@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 var dshd string
@@ -22,9 +23,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	dshd = filepath.Join(dir, "dshd")
-	build := exec.Command("go", "build", "-o", dshd, "../dshd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testsupport.GoBuild(dshd, "./cmd/dshd", false); err != nil {
 		fmt.Fprintln(os.Stderr, "building dshd:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

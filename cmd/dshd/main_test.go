@@ -14,6 +14,8 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // binary is the dshd built once for this package's tests.
@@ -26,9 +28,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "dshd")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testsupport.GoBuild(binary, "./cmd/dshd", false); err != nil {
 		fmt.Fprintln(os.Stderr, "building dshd:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

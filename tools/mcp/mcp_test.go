@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,8 @@ import (
 
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // The test binary doubles as a stdio MCP server: TestMain runs it when the
@@ -115,30 +116,12 @@ func execute(t *testing.T, d *registry.Definition, args string) (registry.Result
 	return d.Execute(context.Background(), call{d.Name}, json.RawMessage(args))
 }
 
-// syncBuffer collects a server's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func stdioConfig(name string) ServerConfig {
 	return ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "1"}}
 }
 
 func TestStdioServer(t *testing.T) {
-	stderr := &syncBuffer{}
+	stderr := &testsupport.SyncBuffer{}
 	servers, errs := Connect(context.Background(), []ServerConfig{
 		stdioConfig("good"),
 		{Name: "broken", Command: "/nonexistent/mcp-server"},

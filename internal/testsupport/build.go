@@ -1,0 +1,50 @@
+package testsupport
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// ModuleRoot walks up from the working directory (a package directory
+// under go test) to the directory holding go.mod.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// GoBuild builds the module's package pkg (a path relative to the module
+// root, such as "./cmd/dshd") into out, with the race detector when race
+// is set. The compiler's output goes to stderr.
+func GoBuild(out, pkg string, race bool) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return err
+	}
+	args := []string{"build"}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goCmd, append(args, "-o", out, pkg)...)
+	cmd.Dir = root
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	return cmd.Run()
+}
