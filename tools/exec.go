@@ -143,29 +143,32 @@ func (p *process) kill(sig syscall.Signal) {
 	_ = syscall.Kill(-p.pgid, sig)
 }
 
-// drain copies the output to w until EOF or until stop is closed and the
-// grace period passed; it closes the pipe.
+// drain copies the output to w until EOF. The returned channel closes once
+// stop was closed, the output drained (or the grace period after stop
+// passed) and the watchdog retired. The caller closes stop only after the
+// command was reaped and its group killed: EOF alone proves nothing, since a
+// command may close its output and go on running (coreutils close stdout in
+// an exit handler), and retiring the watchdog kills the group.
 func (p *process) drain(w io.Writer, stop <-chan struct{}) <-chan struct{} {
-	done := make(chan struct{})
+	copied := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(copied)
 		_, _ = io.Copy(w, p.out)
 	}()
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
+		<-stop
 		select {
-		case <-done:
-		case <-stop:
-			select {
-			case <-done:
-			case <-time.After(killGrace):
-				p.out.Close() // unblocks the copy
-				<-done
-			}
+		case <-copied:
+		case <-time.After(killGrace):
+			p.out.Close() // unblocks the copy
+			<-copied
 		}
 		p.out.Close()
 		p.release()
 	}()
-	return done
+	return finished
 }
 
 // Run runs c in its own process group and waits for it, ctx or the

@@ -30,6 +30,10 @@ func TestRun(t *testing.T) {
 		{"signal", Command{Line: "kill -TERM $$"}, "", -1, "SIGTERM", false},
 		{"timeout", Command{Line: "echo start; sleep 30", Timeout: 100 * time.Millisecond}, "start\n", -1, "SIGKILL", true},
 		{"env replaced", Command{Line: "echo ${FOO:-unset}", Env: []string{"FOO=bar"}}, "bar\n", 0, "", false},
+		// EOF on the output is not the end of the command: coreutils close
+		// stdout in an exit handler, and the watchdog must not be retired
+		// (which kills the group) before the command was reaped.
+		{"closes its output before exiting", Command{Line: "echo bye; exec >&- 2>&-; sleep 0.3; exit 5"}, "bye\n", 5, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,5 +255,25 @@ func TestJobsDropOldOutput(t *testing.T) {
 	st, _ := js.Read("s", id)
 	if st.Output != "abcdefghij" || st.Dropped != 10 {
 		t.Errorf("got %q dropped %d", st.Output, st.Dropped)
+	}
+}
+
+// A background job that closes its output keeps running until it exits.
+func TestJobsOutputClosedBeforeExit(t *testing.T) {
+	js := NewJobs(0)
+	defer js.Close()
+	id, err := js.Start("s", Command{Line: "echo bye; exec >&- 2>&-; sleep 0.3; exit 6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended, err := js.Wait(context.Background(), "s", id, 10*time.Second); err != nil || !ended {
+		t.Fatalf("wait: %v %v", ended, err)
+	}
+	st, err := js.Read("s", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Output != "bye\n" || st.Ended.Signal != "" || st.Ended.ExitCode == nil || *st.Ended.ExitCode != 6 {
+		t.Errorf("status %+v, ended %+v", st, st.Ended)
 	}
 }
