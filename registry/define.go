@@ -83,11 +83,7 @@ func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args 
 	var buf bytes.Buffer
 	root.jsonSchema(&buf)
 	params := json.RawMessage(buf.Bytes())
-	v, err := CompileSchema(params)
-	if err != nil { // a derivation bug, not the author's: report it all the same
-		return nil, fmt.Errorf("registry: tool %q: derived schema: %w", spec.Name, err)
-	}
-	v.fast = newChecker(root)
+	v := derivedValidator(params, newChecker(root))
 	decode := func(raw json.RawMessage) (A, error) {
 		var a A
 		if _, err := v.parse(raw); err != nil {

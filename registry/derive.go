@@ -39,8 +39,8 @@ var (
 	ErrBadTag = errors.New("bad tag")
 )
 
-// propertyName is what the model APIs accept as a property key.
-var propertyName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+// propertyNamePattern is what the model APIs accept as a property key.
+const propertyNamePattern = `^[a-zA-Z0-9_.-]{1,64}$`
 
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
@@ -124,8 +124,8 @@ func (d *deriver) fields(p *SchemaProp, t reflect.Type, path string) {
 		if name == "" {
 			name = f.Name
 		}
-		if !propertyName.MatchString(name) {
-			d.fail(fpath, fmt.Errorf("%w: JSON name %q must match %s", ErrBadTag, name, propertyName))
+		if !isName(name, "_.-") {
+			d.fail(fpath, fmt.Errorf("%w: JSON name %q must match %s", ErrBadTag, name, propertyNamePattern))
 			continue
 		}
 		if _, dup := p.Properties[name]; dup {

@@ -15,11 +15,12 @@
 // listing every violation, which the pipeline turns into an isError result
 // the model can correct.
 //
-// The schema is compiled once with santhosh-tekuri/jsonschema/v6, which
-// produces every issue. Acceptance on the hot path is decided by an
-// allocation-free checker compiled from the same SchemaSpec (it implements
-// exactly the keywords the DSL emits); a fuzz target holds it to
-// santhosh-tekuri's verdict. Raw definitions (an MCP server's tools) use
+// Acceptance is decided by an allocation-free checker compiled from the
+// SchemaSpec (it implements exactly the keywords the DSL emits); a fuzz
+// target holds it to santhosh-tekuri/jsonschema/v6's verdict. The JSON
+// Schema is compiled once with santhosh-tekuri, on the first rejection,
+// and produces every issue: compiling is most of what defining a tool
+// costs, and most tools never see bad arguments. Raw definitions (an MCP server's tools) use
 // [CompileSchema] and get the same error shape.
 //
 // # Divergences from the seed

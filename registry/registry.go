@@ -6,15 +6,30 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// toolName is what the model APIs accept as a tool name.
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// toolNamePattern is what the model APIs accept as a tool name.
+const toolNamePattern = `^[a-zA-Z0-9_-]{1,64}$`
+
+// isName reports whether s is 1 to 64 ASCII letters, digits or bytes of
+// punct: toolNamePattern and propertyNamePattern without compiling them
+// (a {1,64} repetition compiles to 64 copies, a millisecond of start-up).
+func isName(s, punct string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(punct, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // DefinitionError is a definition the registry refuses: registration is a
 // trusted same-process contract, so only semantic requirements are checked.
@@ -36,8 +51,8 @@ func checkDefinition(d *Definition) error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, &DefinitionError{Tool: d.Name, Reason: fmt.Sprintf(format, args...)})
 	}
-	if !toolName.MatchString(d.Name) {
-		bad("name must match %s", toolName)
+	if !isName(d.Name, "_-") {
+		bad("name must match %s", toolNamePattern)
 	}
 	if strings.TrimSpace(d.Description) == "" {
 		bad("empty description")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -75,9 +76,18 @@ func (e *ToolArgsError) Result() Result {
 // is safe for concurrent use. Raw definitions (an MCP server's tools, for
 // example) use it through [CompileSchema]; [Define] uses the same one.
 type Validator struct {
+	// full is the santhosh-tekuri schema and its parsed document (to name
+	// allowed properties in issues). CompileSchema compiles it at once;
+	// Define's validators compile it on the first rejection, since their
+	// fast checker decides acceptance and compiling costs most of a
+	// typed tool's construction (and so of the daemon's start-up).
+	full func() (*fullSchema, error)
+	fast *checker
+}
+
+type fullSchema struct {
 	schema *jsonschema.Schema
-	doc    any // the parsed schema, to name allowed properties in issues
-	fast   *checker
+	doc    any
 }
 
 // SchemaError is a schema that does not compile.
@@ -92,6 +102,22 @@ const schemaURL = "mem:///parameters.json"
 // otherwise) once. References outside the document are refused: a schema
 // from a server must not make dshd read files or the network.
 func CompileSchema(raw json.RawMessage) (*Validator, error) {
+	full, err := compileFull(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{full: func() (*fullSchema, error) { return full, nil }}, nil
+}
+
+// derivedValidator is Define's validator: fast decides acceptance, and the
+// derived schema is compiled when a rejection needs its issues. A derived
+// schema that does not compile is a derivation bug, which the tests that
+// compile every derivable shape guard against.
+func derivedValidator(raw json.RawMessage, fast *checker) *Validator {
+	return &Validator{full: sync.OnceValues(func() (*fullSchema, error) { return compileFull(raw) }), fast: fast}
+}
+
+func compileFull(raw json.RawMessage) (*fullSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, &SchemaError{err}
@@ -105,7 +131,7 @@ func CompileSchema(raw json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{err}
 	}
-	return &Validator{schema: sch, doc: doc}, nil
+	return &fullSchema{schema: sch, doc: doc}, nil
 }
 
 type noLoader struct{}
@@ -139,7 +165,11 @@ func (v *Validator) parse(args json.RawMessage) (any, error) {
 	if v.fast != nil && v.fast.valid(inst) {
 		return inst, nil
 	}
-	err := v.schema.Validate(inst)
+	full, err := v.full()
+	if err != nil {
+		return nil, &ToolArgsError{Code: CodeInvalidArgs, Issues: []Issue{{Message: "the tool's own schema is broken, so no arguments can be checked: " + err.Error()}}}
+	}
+	err = full.schema.Validate(inst)
 	if err == nil {
 		return inst, nil
 	}
@@ -148,7 +178,7 @@ func (v *Validator) parse(args json.RawMessage) (any, error) {
 		return nil, &ToolArgsError{Code: CodeInvalidArgs, Issues: []Issue{{Message: err.Error()}}}
 	}
 	var issues []Issue
-	v.flatten(ve, &issues)
+	v.flatten(ve, full.doc, &issues)
 	if len(issues) == 0 { // cannot happen: a failed validation has a leaf
 		issues = append(issues, Issue{Message: ve.Error()})
 	}
@@ -162,18 +192,20 @@ func (v *Validator) parse(args json.RawMessage) (any, error) {
 	return nil, &ToolArgsError{Code: CodeInvalidArgs, Issues: issues}
 }
 
-var printer = message.NewPrinter(language.English)
+// printer words the validator's remaining messages. Built on first use:
+// building it costs about a millisecond of every start-up otherwise.
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // flatten turns the validator's error tree into leaf issues. Wrapper nodes
 // (the root "validation failed", $ref, allOf) are descended; anyOf/oneOf
 // become one issue at their location instead of one per failed branch,
 // which only confuses a model.
-func (v *Validator) flatten(e *jsonschema.ValidationError, out *[]Issue) {
+func (v *Validator) flatten(e *jsonschema.ValidationError, doc any, out *[]Issue) {
 	ptr := pointer(e.InstanceLocation)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Group, *kind.Schema, *kind.AllOf, *kind.Reference:
 		for _, c := range e.Causes {
-			v.flatten(c, out)
+			v.flatten(c, doc, out)
 		}
 		if len(e.Causes) > 0 {
 			return
@@ -191,7 +223,7 @@ func (v *Validator) flatten(e *jsonschema.ValidationError, out *[]Issue) {
 		}
 		return
 	case *kind.AdditionalProperties:
-		allowed := v.propertiesAt(e.SchemaURL)
+		allowed := propertiesAt(doc, e.SchemaURL)
 		for _, name := range k.Properties {
 			msg := fmt.Sprintf("unknown property %q", name)
 			if hint := caseFold(name, allowed); hint != "" {
@@ -247,14 +279,14 @@ func describe(k jsonschema.ErrorKind) string {
 	case *kind.Pattern:
 		return fmt.Sprintf("must match the regular expression %s", k.Want)
 	}
-	return k.LocalizedString(printer)
+	return k.LocalizedString(printer())
 }
 
 // propertiesAt names the declared properties of the object schema at
 // schemaURL ("mem:///parameters.json#/properties/opts"), sorted.
-func (v *Validator) propertiesAt(schemaURL string) []string {
+func propertiesAt(doc any, schemaURL string) []string {
 	_, frag, _ := strings.Cut(schemaURL, "#")
-	node := v.doc
+	node := doc
 	for tok := range strings.SplitSeq(frag, "/") {
 		if tok == "" {
 			continue

@@ -28,6 +28,10 @@ func TestBuiltinDefinitions(t *testing.T) {
 		if err := json.Unmarshal(d.Parameters, &schema); err != nil || schema["type"] != "object" {
 			t.Errorf("%s: parameters %s", d.Name, d.Parameters)
 		}
+		// Define compiles the schema only when a call is rejected.
+		if _, err := registry.CompileSchema(d.Parameters); err != nil {
+			t.Errorf("%s: the schema does not compile: %v", d.Name, err)
+		}
 	}
 	want := []string{"read", "write", "edit", "glob", "grep", "bash", "bash_output", "bash_kill", "todo"}
 	if !slices.Equal(names, want) {
