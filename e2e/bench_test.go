@@ -65,34 +65,41 @@ func reportMedian(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(float64(samples[len(samples)/2].Nanoseconds()), "p50-ns")
 }
 
-// benchTarget is one side of a start-up or session/new benchmark.
+// benchTarget is one side of a start-up or session/new benchmark: a
+// binary built by TestMain and its arguments for a fixture.
 type benchTarget struct {
-	name  string
-	start func(b *testing.B, f *fixture) *proc
+	name string
+	bin  *string
+	args func(f *fixture) []string
 }
 
-var startTargets = []benchTarget{
-	{"echo", func(b *testing.B, f *fixture) *proc {
-		p, err := spawn(echoBin, f.ws, f.env())
-		if err != nil {
-			b.Fatal(err)
-		}
-		return p
-	}},
-	{"dshd", func(b *testing.B, f *fixture) *proc {
-		p, err := spawn(dshdBin, f.ws, f.env(), "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return p
-	}},
+func (t benchTarget) start(b *testing.B, f *fixture) *proc {
+	var args []string
+	if t.args != nil {
+		args = t.args(f)
+	}
+	p, err := spawn(*t.bin, f.ws, f.env(), args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
+
+var (
+	echoTarget = benchTarget{name: "echo", bin: &echoBin}
+	// echoJSONSchemaTarget is the echo linking santhosh-tekuri/jsonschema/v6:
+	// the start-up no binary that links it can beat.
+	echoJSONSchemaTarget = benchTarget{name: "echo-jsonschema", bin: &echoJSONSchemaBin}
+	dshdTarget           = benchTarget{name: "dshd", bin: &dshdBin, args: func(f *fixture) []string {
+		return []string{"--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn"}
+	}}
+)
 
 // BenchmarkStartup measures process start → initialize response over real
 // pipes (target: 10 ms for dshd on a 2-core machine); p50-ns is the median
 // of the iterations. The process is then closed outside the timer.
 func BenchmarkStartup(b *testing.B) {
-	for _, target := range startTargets {
+	for _, target := range []benchTarget{echoTarget, echoJSONSchemaTarget, dshdTarget} {
 		b.Run(target.name, func(b *testing.B) {
 			f := newFixture(b, script{Turns: []turn{{Responses: []response{{Text: "hi"}}}}})
 			samples := make([]time.Duration, 0, b.N)
@@ -120,7 +127,7 @@ func BenchmarkStartup(b *testing.B) {
 // BenchmarkSessionNew measures one session/new round trip on a running,
 // initialized process (target: 2 ms for dshd without MCP servers).
 func BenchmarkSessionNew(b *testing.B) {
-	for _, target := range startTargets {
+	for _, target := range []benchTarget{echoTarget, dshdTarget} {
 		b.Run(target.name, func(b *testing.B) {
 			f := newFixture(b, script{Turns: []turn{{Responses: []response{{Text: "hi"}}}}})
 			p := target.start(b, f)

@@ -14,6 +14,9 @@ import (
 var (
 	dshdBin string // the real daemon
 	echoBin string // the bare JSON echo, the benchmarks' floor
+	// echoJSONSchemaBin is the echo linking the validation library, the
+	// floor of start-up for any binary that links it.
+	echoJSONSchemaBin string
 )
 
 func TestMain(m *testing.M) {
@@ -30,6 +33,7 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	dshdBin = filepath.Join(dir, "dshd")
 	echoBin = filepath.Join(dir, "echo")
+	echoJSONSchemaBin = filepath.Join(dir, "echo-jsonschema")
 	race := os.Getenv("DSHD_E2E_RACE") == "1"
 	if err := testsupport.GoBuild(dshdBin, "./cmd/dshd", race); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building dshd:", err)
@@ -37,6 +41,10 @@ func runMain(m *testing.M) int {
 	}
 	if err := testsupport.GoBuild(echoBin, "./e2e/internal/echo", false); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the echo:", err)
+		return 1
+	}
+	if err := testsupport.GoBuild(echoJSONSchemaBin, "./e2e/internal/echo", false, "-tags=jsonschema"); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building the echo with jsonschema:", err)
 		return 1
 	}
 	return m.Run()

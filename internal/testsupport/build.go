@@ -28,8 +28,9 @@ func ModuleRoot() (string, error) {
 
 // GoBuild builds the module's package pkg (a path relative to the module
 // root, such as "./cmd/dshd") into out, with the race detector when race
-// is set. The compiler's output goes to stderr.
-func GoBuild(out, pkg string, race bool) error {
+// is set and with any further go build flags (-tags=…). The compiler's
+// output goes to stderr.
+func GoBuild(out, pkg string, race bool, flags ...string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
@@ -42,6 +43,7 @@ func GoBuild(out, pkg string, race bool) error {
 	if race {
 		args = append(args, "-race")
 	}
+	args = append(args, flags...)
 	cmd := exec.Command(goCmd, append(args, "-o", out, pkg)...)
 	cmd.Dir = root
 	cmd.Stdout = os.Stderr

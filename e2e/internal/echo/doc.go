@@ -1,5 +1,6 @@
 // Command echo is the floor of the end-to-end benchmarks: a process that
 // reads newline-delimited JSON-RPC requests on stdin and answers each at
 // once with an empty result, over the same pipes the daemon uses. It
-// decodes only the id, as any JSON-RPC peer must.
+// decodes only the id, as any JSON-RPC peer must. Built with -tags
+// jsonschema it also links santhosh-tekuri/jsonschema/v6 (see jsonschema.go).
 package main
