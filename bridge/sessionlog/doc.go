@@ -15,7 +15,9 @@
 // hold. The first record of every file is the header.
 //
 // Appends are buffered; [Log.Sync] flushes and fsyncs them, and the bridge
-// calls it at the end of every turn (and Close does). A crash (even
+// calls it at the end of every turn (and Close does). [Create] writes the
+// header through at once and fsyncs it in the background, which the first
+// Sync waits for. A crash (even
 // SIGKILL in the middle of a write) loses at most the records appended
 // since the last Sync, and may leave a torn last line: [Open] truncates
 // that tail (logging a warning) so new appends start on a fresh line, and

@@ -81,12 +81,21 @@ type Log struct {
 	scratch bytes.Buffer
 	closed  bool
 	now     func() time.Time
+	// created, until the first Sync consumes it, yields the result of
+	// the fsyncs that make a new log's header and directory entry
+	// durable; Create runs them in the background.
+	created <-chan error
 }
 
 // Create creates the log of a new session in dir (created 0700 if
-// missing), writes the header and makes it durable, so the session is
+// missing) and writes the header through to the file, so the session is
 // listed even if the process dies before its first turn ends. The file is
 // named after h.SessionID; a zero h.Created is set to now.
+//
+// Surviving a machine crash takes fsyncs of the file and of dir, which
+// cost more than the rest of session/new together on common disks; they
+// run in the background, and the first [Log.Sync] (the end of the first
+// turn) and [Log.Close] wait for them and report their error.
 func Create(dir string, h Header) (*Log, error) {
 	path, err := logPath(dir, h.SessionID)
 	if err != nil {
@@ -110,14 +119,22 @@ func Create(dir string, h Header) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := l.Sync(); err != nil {
+	if err := l.w.Flush(); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("sessionlog: writing header: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
-		f.Close()
-		return nil, err
-	}
+	created := make(chan error, 1)
+	syncFile := syncFile // tests swap the variable between runs
+	go func() {
+		err := syncFile(f)
+		if err != nil {
+			err = fmt.Errorf("sessionlog: syncing log: %w", err)
+		} else {
+			err = syncDir(dir)
+		}
+		created <- err
+	}()
+	l.created = created
 	return l, nil
 }
 
@@ -302,6 +319,13 @@ func (l *Log) Sync() error {
 }
 
 func (l *Log) syncLocked() error {
+	if l.created != nil {
+		err := <-l.created
+		l.created = nil
+		if err != nil {
+			return err
+		}
+	}
 	if err := l.w.Flush(); err != nil {
 		return fmt.Errorf("sessionlog: flushing log: %w", err)
 	}

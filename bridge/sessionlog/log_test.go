@@ -149,6 +149,32 @@ func TestAppendErrors(t *testing.T) {
 	}
 }
 
+// Create returns before its fsyncs end: the header is in the file at once
+// (it survives the process), and a failed fsync is the first Sync's error.
+func TestCreateSyncsInBackground(t *testing.T) {
+	boom := errors.New("disk gone")
+	release := make(chan struct{})
+	syncFile = func(*os.File) error { <-release; return boom }
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
+	dir := t.TempDir()
+	l, err := Create(dir, Header{SessionID: "s1", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "s1.jsonl"))
+	if err != nil || !bytes.Contains(data, []byte(`"t":"header"`)) {
+		t.Fatalf("header not written through before the fsync: %q, %v", data, err)
+	}
+	close(release)
+	if err := l.Sync(); !errors.Is(err, boom) {
+		t.Errorf("first Sync: %v, want the background fsync's error", err)
+	}
+	syncFile = (*os.File).Sync
+	if err := l.Close(); err != nil {
+		t.Errorf("Close after the error was reported: %v", err)
+	}
+}
+
 func TestCreateExisting(t *testing.T) {
 	dir := t.TempDir()
 	newTestLog(t, dir, "dup")
