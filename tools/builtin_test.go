@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,6 +198,23 @@ func TestApplyEditsHints(t *testing.T) {
 	}
 	if _, _, err := ApplyEdits(content, nil); err == nil {
 		t.Error("no edits accepted")
+	}
+}
+
+// A replaceAll that would multiply the file past MaxEditedBytes is refused
+// before any memory is spent on it; growth up to the limit is fine.
+func TestApplyEditsGrowthLimit(t *testing.T) {
+	content := strings.Repeat("x\n", 1<<20) // 2 MiB, a million x's
+	yes := true
+	long := strings.Repeat("y", 100)
+	_, _, err := ApplyEdits(content, []Edit{{Old: "x", New: long, ReplaceAll: &yes}})
+	var ee *EditError
+	if !errors.As(err, &ee) || ee.Count != 1<<20 || !strings.Contains(err.Error(), "over edit's limit of 64 MiB") {
+		t.Fatalf("growth to ~100 MiB: %v", err)
+	}
+	out, n, err := ApplyEdits(content, []Edit{{Old: "x", New: "yy", ReplaceAll: &yes}})
+	if err != nil || n != 1<<20 || len(out) != 3<<20 {
+		t.Errorf("growth to 3 MiB: %d replacements, %d bytes, %v", n, len(out), err)
 	}
 }
 

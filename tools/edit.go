@@ -22,6 +22,11 @@ type EditError struct {
 
 func (e *EditError) Error() string { return e.Message }
 
+// MaxEditedBytes bounds what a batch of edits may grow a file to. One
+// replaceAll of a short, frequent string with a long one multiplies the
+// file's size; unbounded, a single call could exhaust the daemon's memory.
+const MaxEditedBytes = 64 << 20
+
 // ApplyEdits applies edits to content in order, each to the result of the
 // previous one, and returns the new content and the number of
 // replacements. It is all or nothing: on the first failing edit it returns
@@ -51,7 +56,16 @@ func ApplyEdits(content string, edits []Edit) (string, int, error) {
 				"%s occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replaceAll to replace all of them",
 				label, n, lineList(occurrenceLines(content, e.Old, 10), n))}
 		}
-		if e.ReplaceAll != nil && *e.ReplaceAll {
+		all := e.ReplaceAll != nil && *e.ReplaceAll
+		if !all {
+			n = 1
+		}
+		if grown := len(content) + n*(len(e.New)-len(e.Old)); grown > MaxEditedBytes {
+			return "", 0, &EditError{Index: i, Count: n, Message: fmt.Sprintf(
+				"%s: replacing %d occurrence%s would make the file %d bytes, over edit's limit of %d MiB; use a command for bulk rewrites",
+				label, n, plural(n), grown, MaxEditedBytes>>20)}
+		}
+		if all {
 			content = strings.ReplaceAll(content, e.Old, e.New)
 			total += n
 		} else {
