@@ -195,15 +195,28 @@ func (r *Registry) SetRestrictions(rs ...Restriction) {
 // must be unique within the scope's own layer; a scope-local tool shadows a
 // global one of the same name. Restrictions do not apply to them.
 func (r *Registry) AddScoped(scope string, defs ...*Definition) error {
+	return r.SwapScoped(scope, nil, defs...)
+}
+
+// SwapScoped replaces some of scope's local tools in one step: the tools
+// named in remove go (names it lacks are ignored) and add come in, so a
+// call sees either the old set or the new one (an MCP server whose tool
+// list changed). On error (a name clash) the scope is unchanged.
+func (r *Registry) SwapScoped(scope string, remove []string, add ...*Definition) error {
 	if scope == "" {
-		return errors.New("registry: AddScoped: empty scope")
+		return errors.New("registry: empty scope")
 	}
 	var err error
 	r.update(func(s *snapshot) {
 		st := cloneScope(s.scopes[scope])
-		all := slices.Collect(maps.Values(st.local))
+		var kept []*Definition
+		for name, d := range st.local {
+			if !slices.Contains(remove, name) {
+				kept = append(kept, d)
+			}
+		}
 		var layer map[string]*Definition
-		if layer, err = layerOf(append(all, defs...)); err != nil {
+		if layer, err = layerOf(append(kept, add...)); err != nil {
 			err = fmt.Errorf("registry: scope %q: %w", scope, err)
 			return
 		}

@@ -227,6 +227,38 @@ func TestScopeLocalShadowsGlobal(t *testing.T) {
 	}
 }
 
+func TestSwapScoped(t *testing.T) {
+	r := New()
+	task, a, b := raw("task"), raw("mcp__s__a"), raw("mcp__s__b")
+	if err := r.AddScoped("s", task, a); err != nil {
+		t.Fatal(err)
+	}
+	b2 := raw("mcp__s__b")
+	if err := r.SwapScoped("s", []string{"mcp__s__a", "mcp__s__gone"}, b); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		var out []string
+		for _, d := range r.Visible("s") {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"mcp__s__b", "task"}) {
+		t.Errorf("after the swap: %v", got)
+	}
+	// A clash leaves the scope as it was.
+	if err := r.SwapScoped("s", nil, b2); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if d, _ := r.Lookup("s", "mcp__s__b"); d != b {
+		t.Error("failed swap changed the scope")
+	}
+	if err := r.SwapScoped("", nil, b2); err == nil {
+		t.Error("empty scope accepted")
+	}
+}
+
 func TestChildScopes(t *testing.T) {
 	r := New()
 	if err := r.SetGlobal(raw("read"), raw("write"), raw("bash")); err != nil {
