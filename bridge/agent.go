@@ -86,9 +86,19 @@ type Options struct {
 // (already named and validated by the connector). Close, when the session
 // ends, disconnects them. A server that fails does not fail the session:
 // Connect reports it in failures and returns the tools of the others.
+//
+// A server's tool list may change while the session lives
+// (notifications/tools/list_changed): the connector then calls changed
+// with the session's whole new list of MCP tools and the failures of
+// listing them, and the session's tools are swapped in one step. changed
+// may be called from any goroutine, even before Connect returned, until
+// Close returned, one call at a time.
 type MCPConnector interface {
-	Connect(ctx context.Context, session SessionInfo, servers []acp.McpServer) (tools []*registry.Definition, closer io.Closer, failures []error)
+	Connect(ctx context.Context, session SessionInfo, servers []acp.McpServer, changed MCPToolsChanged) (tools []*registry.Definition, closer io.Closer, failures []error)
 }
+
+// MCPToolsChanged receives a session's new list of MCP tools.
+type MCPToolsChanged func(tools []*registry.Definition, failures []error)
 
 // Agent is the agent side of ACP: it serves editor connections, runs the
 // sessions' prompt turns with the [Loop], and maps tool calls, cards and

@@ -201,14 +201,22 @@ func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) 
 		}
 	}
 	if a.opts.MCP != nil && len(servers) > 0 {
-		defs, closer, errs := a.opts.MCP.Connect(ctx, info, servers)
-		s.mcp = closer
+		defs, closer, errs := a.opts.MCP.Connect(ctx, info, servers, s.mcpToolsChanged)
 		failures = append(failures, errs...)
+		s.mu.Lock()
+		s.mcp = closer
+		if s.mcpPending != nil { // the list changed already
+			defs, s.mcpPending = *s.mcpPending, nil
+		}
 		if len(defs) > 0 {
 			if err := a.registry.AddScoped(s.id, defs...); err != nil {
 				failures = append(failures, fmt.Errorf("MCP tools: %w", err))
+			} else {
+				s.mcpTools = toolNames(defs)
 			}
 		}
+		s.mcpAttached = true
+		s.mu.Unlock()
 	}
 	for _, f := range failures {
 		a.log.Warn("session setup", "session", s.id, "err", f)

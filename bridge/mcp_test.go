@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -16,10 +17,30 @@ import (
 )
 
 // fakeMCP "connects" every server: a server named "broken" fails, the
-// others contribute one tool each.
-type fakeMCP struct{ closed atomic.Int32 }
+// others contribute one tool each. changed is the bridge's callback of
+// the last Connect; early, if set, is a list reported before Connect
+// returns.
+type fakeMCP struct {
+	closed  atomic.Int32
+	changed bridge.MCPToolsChanged
+	early   []*registry.Definition
+}
 
-func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp.McpServer) ([]*registry.Definition, io.Closer, []error) {
+func mcpTool(name, says string) *registry.Definition {
+	return &registry.Definition{
+		Name: name, Description: "Say something.", Kind: presentation.KindRead,
+		Parameters: json.RawMessage(`{"type":"object"}`),
+		Execute: func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
+			return registry.TextResult(says), nil
+		},
+	}
+}
+
+func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
+	f.changed = changed
+	if f.early != nil {
+		changed(f.early, nil)
+	}
 	var defs []*registry.Definition
 	var errs []error
 	for _, srv := range servers {
@@ -31,13 +52,7 @@ func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp
 			errs = append(errs, errors.New(`MCP server "broken" failed to start: exec: no such file`))
 			continue
 		}
-		defs = append(defs, &registry.Definition{
-			Name: "mcp__" + stdio.Name + "__hello", Description: "Say hello.", Kind: presentation.KindRead,
-			Parameters: json.RawMessage(`{"type":"object"}`),
-			Execute: func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
-				return registry.TextResult("hello from " + stdio.Name + " in " + s.ID), nil
-			},
-		})
+		defs = append(defs, mcpTool("mcp__"+stdio.Name+"__hello", "hello from "+stdio.Name+" in "+s.ID))
 	}
 	return defs, closerFunc(func() error { f.closed.Add(1); return nil }), errs
 }
@@ -94,5 +109,63 @@ func TestMCPServers(t *testing.T) {
 	}
 	if got := reg.Schemas(sess.SessionID); len(got) != 0 {
 		t.Errorf("session tools outlived the session: %v", got)
+	}
+}
+
+// TestMCPToolsChanged: a server's changed tool list replaces the session's
+// MCP tools in one step (other session tools stay), a list that changes
+// while Connect still runs wins over the one Connect returns, and a closed
+// session ignores changes.
+func TestMCPToolsChanged(t *testing.T) {
+	var seen [][]string
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		var names []string
+		for _, s := range turn.Tools() {
+			names = append(names, s.Name)
+		}
+		seen = append(seen, names)
+		return acp.StopEndTurn, nil
+	})
+	reg := registry.New()
+	mcp := &fakeMCP{early: []*registry.Definition{mcpTool("mcp__good__early", "early")}}
+	agent := bridge.New(bridge.Options{
+		Loop: loop, Registry: reg, MCP: mcp, Logger: discardLogger(), NewSessionID: counter("s"),
+		SessionTools: func(bridge.SessionInfo) []*registry.Definition {
+			return []*registry.Definition{mcpTool("task", "task")}
+		},
+	})
+	client := &acptest.Client{}
+	conn := connect(t, agent, client, acp.ClientCapabilities{})
+	servers := []acp.McpServer{{Value: &acp.McpServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}}}
+	sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prompt(conn, sess.SessionID, "one"); err != nil {
+		t.Fatal(err)
+	}
+	mcp.changed([]*registry.Definition{mcpTool("mcp__good__a", "a"), mcpTool("mcp__good__b", "b")}, nil)
+	if _, err := prompt(conn, sess.SessionID, "two"); err != nil {
+		t.Fatal(err)
+	}
+	// A list that clashes with the session's own tools is refused whole.
+	mcp.changed([]*registry.Definition{mcpTool("task", "impostor")}, nil)
+	if _, err := prompt(conn, sess.SessionID, "three"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"mcp__good__early", "task"},
+		{"mcp__good__a", "mcp__good__b", "task"},
+		{"mcp__good__a", "mcp__good__b", "task"},
+	}
+	if !slices.EqualFunc(seen, want, slices.Equal) {
+		t.Errorf("tools per turn %v, want %v", seen, want)
+	}
+	if _, err := conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sess.SessionID}); err != nil {
+		t.Fatal(err)
+	}
+	mcp.changed([]*registry.Definition{mcpTool("mcp__good__late", "late")}, nil)
+	if got := reg.Schemas(sess.SessionID); len(got) != 0 {
+		t.Errorf("a change after close resurrected the session's tools: %v", got)
 	}
 }

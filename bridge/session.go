@@ -40,6 +40,11 @@ type session struct {
 	nextMsg    int
 	turn       *Turn // the running turn, nil when idle
 	closed     bool
+	// mcpTools names the session's MCP tools in the registry. A list that
+	// changes before attach registered the first one waits in mcpPending.
+	mcpTools    []string
+	mcpAttached bool
+	mcpPending  *[]*registry.Definition
 	// announced, set for a session made by session/new, is closed once its
 	// first updates (the slash commands) are sent or skipped.
 	announced chan struct{}
@@ -364,7 +369,7 @@ func (s *session) close() {
 		return
 	}
 	s.closed = true
-	t := s.turn
+	t, mcp := s.turn, s.mcp
 	s.mu.Unlock()
 	if t != nil {
 		t.cancel()
@@ -375,8 +380,8 @@ func (s *session) close() {
 	if f := s.agent.opts.OnSessionClose; f != nil {
 		f(s.info())
 	}
-	if s.mcp != nil {
-		if err := s.mcp.Close(); err != nil {
+	if mcp != nil {
+		if err := mcp.Close(); err != nil {
 			s.agent.log.Warn("closing MCP servers", "session", s.id, "err", err)
 		}
 	}
@@ -385,6 +390,39 @@ func (s *session) close() {
 			s.agent.log.Error("closing session log", "session", s.id, "err", err)
 		}
 	}
+}
+
+// mcpToolsChanged swaps the session's MCP tools for the connector's new
+// list (see [MCPConnector]). A closed session ignores it: its scope is
+// gone and must stay gone.
+func (s *session) mcpToolsChanged(tools []*registry.Definition, failures []error) {
+	log := s.agent.log
+	for _, f := range failures {
+		log.Warn("MCP tools changed", "session", s.id, "err", f)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if !s.mcpAttached {
+		s.mcpPending = &tools
+		return
+	}
+	if err := s.agent.registry.SwapScoped(s.id, s.mcpTools, tools...); err != nil {
+		log.Warn("MCP tools changed; keeping the previous ones", "session", s.id, "err", err)
+		return
+	}
+	s.mcpTools = toolNames(tools)
+	log.Info("MCP tools changed", "session", s.id, "tools", s.mcpTools)
+}
+
+func toolNames(defs []*registry.Definition) []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	return names
 }
 
 // logToolEvents records the frozen identity, arguments and normalised

@@ -12,14 +12,14 @@ import (
 )
 
 // mcpConnector connects the MCP servers an editor passes in session/new,
-// load and resume, through tools/mcp.
+// load and resume, through tools/mcp, and follows their tool list changes.
 type mcpConnector struct {
 	version string
 }
 
 var _ bridge.MCPConnector = mcpConnector{}
 
-func (c mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.McpServer) ([]*registry.Definition, io.Closer, []error) {
+func (c mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
 	var configs []mcp.ServerConfig
 	for _, s := range servers {
 		switch v := s.Value.(type) {
@@ -36,7 +36,7 @@ func (c mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, s
 	if len(configs) == 0 {
 		return nil, nil, nil
 	}
-	conns, errs := mcp.Connect(ctx, configs, mcp.Options{Dir: session.Cwd, Stderr: os.Stderr, ClientName: "dshd", ClientVersion: c.version})
+	conns, errs := mcp.Connect(ctx, configs, mcp.Options{Dir: session.Cwd, Stderr: os.Stderr, ClientName: "dshd", ClientVersion: c.version, OnToolsChanged: changed})
 	return conns.Tools(), conns, errs
 }
 

@@ -6,6 +6,11 @@
 // enforced before the call is dispatched. Results map to presentation
 // content (text, images, audio, resource links, embedded resources).
 //
+// With [Options.OnToolsChanged] set, dshd subscribes to each server's
+// notifications/tools/list_changed: the server is listed again (bursts of
+// notifications coalesce into as few listings as keep up) and the merged
+// list of every server is reported, newest last.
+//
 // A server that fails to start or to list its tools is reported as an
 // error of its own; the others work. Stdio servers inherit neither stdin
 // nor stdout from the daemon (their stdout is the protocol pipe, their

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,14 @@ type Options struct {
 	HTTPClient *http.Client
 	// ClientName and ClientVersion introduce dshd to the servers.
 	ClientName, ClientVersion string
+	// OnToolsChanged, optional, follows servers whose tool list changes
+	// (notifications/tools/list_changed): the server's tools are listed
+	// again and OnToolsChanged receives the whole new list of every
+	// server, as [Servers.Tools] returns it, with the failures of that
+	// listing (a server that cannot be listed keeps its previous tools).
+	// Calls are serialized, newest list last, and none starts after
+	// [Servers.Close] returned.
+	OnToolsChanged func(tools []*registry.Definition, failures []error)
 }
 
 // ServerError is the failure of one server; the others are unaffected.
@@ -85,10 +94,30 @@ func (e *ServerError) Unwrap() error { return e.Err }
 
 // Servers are the connected MCP servers of one session.
 type Servers struct {
-	mu       sync.Mutex
-	sessions []*sdk.ClientSession
-	tools    []*registry.Definition
-	closed   bool
+	opts   Options
+	ctx    context.Context // ends with Close; bounds the re-listings
+	cancel context.CancelFunc
+	// notify serializes OnToolsChanged calls; it is taken before mu, so
+	// the lists are delivered in the order they were merged.
+	notify sync.Mutex
+
+	mu      sync.Mutex
+	servers []*server // the connected ones, in config order
+	tools   []*registry.Definition
+	closed  bool
+	ready   bool           // Connect has returned: changes are followed
+	relists sync.WaitGroup // re-listings in flight, awaited by Close
+}
+
+// server is one connected server and its current tools.
+type server struct {
+	name  string
+	cs    *sdk.ClientSession
+	tools []*registry.Definition
+	// changed is set by a list_changed notification and cleared when a
+	// re-listing starts; relisting says one runs. Together they coalesce
+	// bursts of notifications into as few listings as keep up.
+	changed, relisting bool
 }
 
 // Connect starts or reaches every server concurrently and lists their
@@ -107,45 +136,134 @@ func Connect(ctx context.Context, configs []ServerConfig, opts Options) (*Server
 	if opts.ClientName == "" {
 		opts.ClientName = "dshd"
 	}
+	s := &Servers{opts: opts}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	type outcome struct {
-		cs       *sdk.ClientSession
-		tools    []*registry.Definition
+		srv      *server
 		badTools []error
 		err      error
 	}
 	outs := make([]outcome, len(configs))
 	var wg sync.WaitGroup
 	for i, c := range configs {
+		srv := &server{name: c.Name}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cs, tools, bad, err := connectOne(ctx, c, opts)
-			outs[i] = outcome{cs, tools, bad, err}
+			var err error
+			var bad []error
+			srv.cs, srv.tools, bad, err = connectOne(ctx, c, opts, func() { s.toolsChanged(srv) })
+			outs[i] = outcome{srv, bad, err}
 		}()
 	}
 	wg.Wait()
-	s := &Servers{}
 	var errs []error
-	seen := map[string]string{} // tool name → server, to refuse clashes
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i, o := range outs {
 		if o.err != nil {
 			errs = append(errs, &ServerError{Server: configs[i].Name, Err: o.err})
 			continue
 		}
-		s.sessions = append(s.sessions, o.cs)
+		s.servers = append(s.servers, o.srv)
 		for _, err := range o.badTools {
 			errs = append(errs, &ServerError{Server: configs[i].Name, Err: err})
 		}
-		for _, d := range o.tools {
-			if other, dup := seen[d.Name]; dup {
-				errs = append(errs, &ServerError{Server: configs[i].Name, Err: fmt.Errorf("tool %s clashes with a tool of server %q; skipped", d.Name, other)})
-				continue
-			}
-			seen[d.Name] = configs[i].Name
-			s.tools = append(s.tools, d)
+	}
+	var clashes []error
+	s.tools, clashes = s.merge()
+	errs = append(errs, clashes...)
+	// Lists that changed while Connect listed them are listed again.
+	s.ready = true
+	for _, srv := range s.servers {
+		if srv.changed {
+			s.startRelist(srv)
 		}
 	}
 	return s, errs
+}
+
+// merge joins the servers' tools in config order, refusing a name a
+// previous server already took. s.mu is held.
+func (s *Servers) merge() ([]*registry.Definition, []error) {
+	var tools []*registry.Definition
+	var errs []error
+	seen := map[string]string{} // tool name → server
+	for _, srv := range s.servers {
+		for _, d := range srv.tools {
+			if other, dup := seen[d.Name]; dup {
+				errs = append(errs, &ServerError{Server: srv.name, Err: fmt.Errorf("tool %s clashes with a tool of server %q; skipped", d.Name, other)})
+				continue
+			}
+			seen[d.Name] = srv.name
+			tools = append(tools, d)
+		}
+	}
+	return tools, errs
+}
+
+// toolsChanged handles a server's list_changed notification. It runs on
+// the connection's goroutine, which listing must not block, so the
+// listing runs on its own.
+func (s *Servers) toolsChanged(srv *server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	srv.changed = true
+	if s.ready && !s.closed && s.opts.OnToolsChanged != nil && !srv.relisting {
+		s.startRelist(srv)
+	}
+}
+
+// startRelist starts srv's re-listing goroutine. s.mu is held.
+func (s *Servers) startRelist(srv *server) {
+	srv.relisting = true
+	s.relists.Add(1)
+	go func() {
+		defer s.relists.Done()
+		for s.relist(srv) {
+		}
+	}()
+}
+
+// relist lists srv's tools once more and reports the merged list. It
+// returns whether another notification came meanwhile.
+func (s *Servers) relist(srv *server) bool {
+	s.mu.Lock()
+	if s.closed || !srv.changed {
+		srv.relisting = false
+		s.mu.Unlock()
+		return false
+	}
+	srv.changed = false
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.Timeout)
+	tools, bad, err := listTools(ctx, srv.name, srv.cs)
+	cancel()
+
+	s.notify.Lock()
+	defer s.notify.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		srv.relisting = false
+		s.mu.Unlock()
+		return false
+	}
+	var failures []error
+	if err != nil {
+		failures = append(failures, &ServerError{Server: srv.name, Err: fmt.Errorf("listing the changed tools: %w; keeping the previous ones", err)})
+	} else {
+		srv.tools = tools
+		for _, b := range bad {
+			failures = append(failures, &ServerError{Server: srv.name, Err: b})
+		}
+	}
+	merged, clashes := s.merge()
+	s.tools = merged
+	failures = append(failures, clashes...)
+	s.mu.Unlock()
+	s.opts.OnToolsChanged(slices.Clone(merged), failures)
+	return true
 }
 
 // Tools returns the session-scoped tool definitions of all connected
@@ -153,11 +271,12 @@ func Connect(ctx context.Context, configs []ServerConfig, opts Options) (*Server
 func (s *Servers) Tools() []*registry.Definition {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]*registry.Definition(nil), s.tools...)
+	return slices.Clone(s.tools)
 }
 
 // Close disconnects every server; stdio servers are stopped (stdin closed,
-// then SIGTERM, then SIGKILL). It is safe to call more than once.
+// then SIGTERM, then SIGKILL). It waits for re-listings in flight. It is
+// safe to call more than once.
 func (s *Servers) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -165,16 +284,17 @@ func (s *Servers) Close() error {
 		return nil
 	}
 	s.closed = true
-	sessions := s.sessions
+	servers := s.servers
 	s.mu.Unlock()
+	s.cancel()
 	var errs []error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, cs := range sessions {
+	for _, srv := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cs.Close(); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !isExitError(err) {
+			if err := srv.cs.Close(); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !isExitError(err) {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -182,6 +302,7 @@ func (s *Servers) Close() error {
 		}()
 	}
 	wg.Wait()
+	s.relists.Wait()
 	return errors.Join(errs...)
 }
 
@@ -190,7 +311,7 @@ func isExitError(err error) bool {
 	return errors.As(err, &ee)
 }
 
-func connectOne(ctx context.Context, c ServerConfig, opts Options) (*sdk.ClientSession, []*registry.Definition, []error, error) {
+func connectOne(ctx context.Context, c ServerConfig, opts Options, changed func()) (*sdk.ClientSession, []*registry.Definition, []error, error) {
 	if c.Name == "" {
 		return nil, nil, nil, errors.New("server has no name")
 	}
@@ -231,21 +352,38 @@ func connectOne(ctx context.Context, c ServerConfig, opts Options) (*sdk.ClientS
 	default:
 		return nil, nil, nil, fmt.Errorf("unsupported server type %q", c.Type)
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, nil)
+	var copts *sdk.ClientOptions
+	if opts.OnToolsChanged != nil {
+		// Setting the handler is what subscribes to the notification.
+		copts = &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed() }}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, copts)
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	cs, err := client.Connect(cctx, transport, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("connect: %w", err)
 	}
+	defs, bad, err := listTools(cctx, c.Name, cs)
+	if err != nil {
+		cs.Close()
+		return nil, nil, nil, err
+	}
+	return cs, defs, bad, nil
+}
+
+// listTools lists a server's tools as definitions. A few unusable tools do
+// not sink the server: the others work, and the bad ones are returned to
+// be reported with the server's name. A server with tools of which none
+// is usable is an error.
+func listTools(ctx context.Context, server string, cs *sdk.ClientSession) ([]*registry.Definition, []error, error) {
 	var defs []*registry.Definition
 	var bad []error
-	for tool, err := range cs.Tools(cctx, nil) {
+	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			cs.Close()
-			return nil, nil, nil, fmt.Errorf("list tools: %w", err)
+			return nil, nil, fmt.Errorf("list tools: %w", err)
 		}
-		d, err := definition(c.Name, cs, tool)
+		d, err := definition(server, cs, tool)
 		if err != nil {
 			bad = append(bad, err)
 			continue
@@ -253,12 +391,9 @@ func connectOne(ctx context.Context, c ServerConfig, opts Options) (*sdk.ClientS
 		defs = append(defs, d)
 	}
 	if len(bad) > 0 && len(defs) == 0 {
-		cs.Close()
-		return nil, nil, nil, errors.Join(bad...)
+		return nil, nil, errors.Join(bad...)
 	}
-	// A few unusable tools do not sink the server: the others work, and the
-	// bad ones are reported with the server's name.
-	return cs, defs, bad, nil
+	return defs, bad, nil
 }
 
 type headerTransport struct {

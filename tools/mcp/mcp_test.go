@@ -280,3 +280,62 @@ func FuzzToolName(f *testing.F) {
 		}
 	})
 }
+
+// A server whose tool list changes is listed again, and the merged list
+// reaches OnToolsChanged: added tools appear, removed ones go.
+func TestToolsChanged(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "live", Version: "1"}, nil)
+	addTool := func(name string) {
+		srv.AddTool(&sdk.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return textResult(name), nil })
+	}
+	addTool("first")
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	lists := make(chan []string, 16)
+	servers, errs := Connect(context.Background(), []ServerConfig{{Name: "live", URL: ts.URL}}, Options{
+		Timeout: 10 * time.Second,
+		OnToolsChanged: func(tools []*registry.Definition, failures []error) {
+			if len(failures) > 0 {
+				t.Errorf("failures %v", failures)
+			}
+			var names []string
+			for _, d := range tools {
+				names = append(names, d.Name)
+			}
+			slices.Sort(names)
+			lists <- names
+		},
+	})
+	defer servers.Close()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	waitFor := func(want ...string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case got := <-lists:
+				if slices.Equal(got, want) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no tool list %v arrived", want)
+			}
+		}
+	}
+	addTool("second")
+	waitFor("mcp__live__first", "mcp__live__second")
+	srv.RemoveTools("first")
+	waitFor("mcp__live__second")
+	r, err := execute(t, byName(t, servers.Tools(), "mcp__live__second"), `{}`)
+	if err != nil || r.Content[0].Text != "second" {
+		t.Errorf("the new tool: %+v %v", r, err)
+	}
+	if err := servers.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
