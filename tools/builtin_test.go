@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -288,6 +289,16 @@ func TestBashLocal(t *testing.T) {
 	}
 }
 
+// A timeout too large for a Duration is capped like any other, not
+// overflowed into "no timeout".
+func TestBashHugeTimeoutIsCapped(t *testing.T) {
+	hs := newHarness(t, t.TempDir(), Options{BashMaxTimeout: 100 * time.Millisecond})
+	r := hs.run("bash", map[string]any{"command": "sleep 5", "timeout": int64(10_000_000_000_000)})
+	if !strings.Contains(text(r), "timed out after 100ms") {
+		t.Errorf("text %q", text(r))
+	}
+}
+
 func TestBashCancel(t *testing.T) {
 	hs := newHarness(t, t.TempDir(), Options{})
 	ctx, cancel := context.WithCancel(hs.ctx)
@@ -314,7 +325,7 @@ func (f *fakeTerminals) Run(ctx context.Context, req host.TerminalRequest) (*pre
 
 func TestBashEditorTerminal(t *testing.T) {
 	dir := t.TempDir()
-	hs := newHarness(t, dir, Options{OutputLimit: 123})
+	hs := newHarness(t, dir, Options{OutputLimit: 123, Env: []string{"A=1", "B=x=y", "junk"}})
 	ft := &fakeTerminals{}
 	hs.h.terms = ft
 	r := hs.run("bash", map[string]any{"command": "make"})
@@ -327,6 +338,9 @@ func TestBashEditorTerminal(t *testing.T) {
 	}
 	if ft.req.Command != "make" || ft.req.Cwd != dir || ft.req.OutputLimit != 123 || ft.req.CallID != "call-1" {
 		t.Errorf("request %+v", ft.req)
+	}
+	if !maps.Equal(ft.req.Env, map[string]string{"A": "1", "B": "x=y"}) {
+		t.Errorf("the configured environment reached the terminal as %v", ft.req.Env)
 	}
 	if len(hs.h.started) != 0 {
 		t.Error("local progress used with editor terminals")

@@ -67,7 +67,12 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 	}
 	timeout := t.opts.BashTimeout
 	if a.Timeout != nil {
-		timeout = min(time.Duration(*a.Timeout)*time.Millisecond, t.opts.BashMaxTimeout)
+		// Compared in milliseconds: a huge value would overflow a
+		// Duration into a negative one, which means no timeout at all.
+		timeout = t.opts.BashMaxTimeout
+		if ms := int64(*a.Timeout); ms < timeout.Milliseconds() {
+			timeout = time.Duration(ms) * time.Millisecond
+		}
 	}
 	cwd := h.Cwd()
 	if boolOr(a.RunInBackground, false) {
@@ -131,6 +136,14 @@ func (t *toolset) bashInTerminal(ctx context.Context, call registry.Call, term h
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var env map[string]string
+	if t.opts.Env != nil {
+		env = make(map[string]string, len(t.opts.Env))
+		for _, kv := range t.opts.Env {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+				env[k] = v
+			}
+		}
+	}
 	card, err := term.Run(tctx, host.TerminalRequest{CallID: call.CallID(), Command: a.Command, Cwd: cwd, Env: env, OutputLimit: t.opts.OutputLimit})
 	if ctx.Err() != nil {
 		r := registry.ErrorResult(registry.CodeCancelled, "The command was cancelled and killed.")
