@@ -111,6 +111,7 @@ type harnessOptions struct {
 	opts     model.Options
 	stateDir string
 	tools    *testTools
+	extra    []*registry.Definition // global tools besides tools'
 	mode     string
 	perm     acptest.PermissionPolicy
 }
@@ -121,7 +122,7 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 	if ho.tools == nil {
 		ho.tools = &testTools{}
 	}
-	if err := reg.SetGlobal(ho.tools.defs()...); err != nil {
+	if err := reg.SetGlobal(append(ho.tools.defs(), ho.extra...)...); err != nil {
 		t.Fatal(err)
 	}
 	o := ho.opts

@@ -393,7 +393,7 @@ func (r *run) readOnly(name string) bool {
 		return false
 	}
 	def, ok := r.opts.Registry.Lookup(r.scope, name)
-	if !ok || def.Kind == "" {
+	if !ok || def.Kind == "" || def.Delegates {
 		return false
 	}
 	return !def.Kind.Mutates()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
@@ -13,6 +15,8 @@ import (
 	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
 )
 
 func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
@@ -130,6 +134,39 @@ func TestReadOnlyCallsRunConcurrentlyMutatingInOrder(t *testing.T) {
 	got := tools.ran()
 	if len(got) != 4 || !slices.Contains(got[:2], "look:a") || !slices.Contains(got[:2], "look:b") || got[2] != "poke:c" || got[3] != "poke:d" {
 		t.Errorf("order = %v", got)
+	}
+}
+
+// A tool that delegates (a subagent) is read-only by kind, yet its calls
+// are never run alongside others: its subagent's calls may change things.
+func TestDelegatingCallsRunAlone(t *testing.T) {
+	var running, together atomic.Int32
+	deleg := registry.MustDefine(registry.Spec[lookArgs]{Name: "deleg", Description: "Delegate.", Kind: presentation.KindThink},
+		func(ctx context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
+			running.Add(1)
+			defer running.Add(-1)
+			// Waits briefly for the other call: it only comes while this
+			// one runs if the two run at once.
+			for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				if running.Load() > 1 {
+					together.Add(1)
+					break
+				}
+			}
+			return registry.TextResult("done " + a.Path), nil
+		})
+	deleg.Delegates = true
+	prov := script.New(mustScript(t, `{"turns":[{"responses":[
+	  {"toolCalls":[
+	     {"id":"d1","name":"deleg","arguments":{"path":"a"}},
+	     {"id":"d2","name":"deleg","arguments":{"path":"b"}}]},
+	  {"text":"ok"}]}]}`))
+	h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypass})
+	if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %v %v", stop, err)
+	}
+	if together.Load() != 0 {
+		t.Error("two delegating calls ran at once")
 	}
 }
 

@@ -65,6 +65,10 @@ type Definition struct {
 	Kind presentation.ToolCallKind
 	// TimeoutMs, when positive, bounds one execution.
 	TimeoutMs float64
+	// Delegates reports that the tool runs other tools (a subagent). It
+	// changes nothing itself, so its Kind may say read-only, but the calls
+	// it makes may: a loop never runs it alongside other calls.
+	Delegates bool
 
 	// Execute runs the tool.
 	Execute ExecuteFunc

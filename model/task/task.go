@@ -126,8 +126,10 @@ func New(opts Options) *registry.Definition {
 		Description: description,
 		Parameters:  json.RawMessage(parameters),
 		// The task itself changes nothing: each of the subagent's calls is
-		// judged by policy on its own.
+		// judged by policy on its own. Its calls may change the workspace,
+		// though, so two tasks (or a task and a read) never run at once.
 		Kind:        presentation.KindThink,
+		Delegates:   true,
 		Execute:     t.execute,
 		PresentCall: t.presentCall,
 	}
