@@ -387,6 +387,16 @@ func uniqueAnchors(ra []rune, countA, countB, posB []int32, sc *scratch) []ancho
 	return out
 }
 
+// bisect diffs two trimmed, non-empty gaps with go-diff's bisection
+// (Myers), which checks the deadline as it goes. DiffMain would first try
+// its half-match speed-up, which is quadratic on repetitive text and never
+// looks at the deadline (a 400,000-line file of alternating lines took
+// minutes); with DiffTimeout 0 the recursion skips it too.
+func (g *gapDiffer) bisect(ga, gb []rune, deadline time.Time) []diffmatchpatch.Diff {
+	g.dmp.DiffTimeout = 0
+	return g.dmp.DiffBisect(string(ga), string(gb), deadline)
+}
+
 // gapDiffer diffs the gaps between anchors with go-diff, collecting the
 // changed regions and spending a time budget.
 type gapDiffer struct {
@@ -430,9 +440,8 @@ func (g *gapDiffer) diff(ga, gb []rune, i, j int) bool {
 		g.regions = append(g.regions, region{i, i + len(ga), j, j + len(gb)})
 		return true
 	}
-	g.dmp.DiffTimeout = g.budget
 	begin := time.Now()
-	diffs := g.dmp.DiffMainRunes(ga, gb, false)
+	diffs := g.bisect(ga, gb, begin.Add(g.budget))
 	g.budget -= time.Since(begin)
 	if g.budget <= 0 {
 		return false

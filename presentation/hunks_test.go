@@ -189,6 +189,20 @@ func TestHunksFallback(t *testing.T) {
 	})
 }
 
+// Repetitive text without a unique line gives no anchors; go-diff's
+// half-match speed-up was quadratic on it (and blind to the deadline), so
+// this once fell back on "timeout" after seconds. Myers finds the shift.
+func TestHunksRepetitiveText(t *testing.T) {
+	before := strings.Repeat("x\ny\n", 25_000)
+	after := strings.Repeat("y\nx\n", 25_000) + "z\n"
+	got := Hunks("f", &before, &after) // the default budget: 1 s
+
+	if got.Fallback != "" || len(got.Diffs) != 2 {
+		t.Fatalf("Fallback = %q, %d diffs; want two hunks (the first line gone, two lines added at the end)", got.Fallback, len(got.Diffs))
+	}
+	checkApplies(t, &before, &after, got.Diffs)
+}
+
 func TestHunksLargeFile(t *testing.T) {
 	const n = 100_000
 	before := numbered(n)
