@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/dsh-tools/dshd/presentation"
@@ -183,7 +185,40 @@ func decodeIssue(err error) Issue {
 		if te.Field != "" {
 			ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
-		return Issue{Pointer: ptr, Message: fmt.Sprintf("%s cannot be stored in this property (a Go %s); send a whole number in range", te.Value, te.Type)}
+		return Issue{Pointer: ptr, Message: numberAdvice(strings.TrimPrefix(te.Value, "number "), te.Type)}
 	}
 	return Issue{Message: err.Error()}
+}
+
+// numberAdvice words why a number that passed the schema does not fit
+// its Go field: JSON Schema calls 1.0 and 2e2 integers, encoding/json
+// does not decode them into one, and a Go integer has a range.
+func numberAdvice(text string, t reflect.Type) string {
+	if f, err := strconv.ParseFloat(text, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 && strings.ContainsAny(text, ".eE") {
+		if lo, hi := goRange(t); lo == "" || (f >= mustFloat(lo) && f <= mustFloat(hi)) {
+			return fmt.Sprintf("%s is a whole number, but write it without a decimal point or exponent, as %d", text, int64(f))
+		}
+	}
+	lo, hi := goRange(t)
+	if lo == "" {
+		return fmt.Sprintf("%s cannot be stored in this property (a Go %s)", text, t)
+	}
+	return fmt.Sprintf("%s cannot be stored in this property (a Go %s): send a whole number between %s and %s", text, t, lo, hi)
+}
+
+func mustFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// goRange is the range of a Go integer type, as text ("" for others).
+func goRange(t reflect.Type) (lo, hi string) {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits := t.Bits()
+		return strconv.FormatInt(-1<<(bits-1), 10), strconv.FormatInt(1<<(bits-1)-1, 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "0", strconv.FormatUint(1<<t.Bits()-1, 10)
+	}
+	return "", ""
 }

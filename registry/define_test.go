@@ -219,6 +219,12 @@ func TestDefineRejectsBadArgsTypes(t *testing.T) {
 		{"fractional min on an integer", defineErr[struct {
 			N int `json:"n" min:"1.5"`
 		}](), "N", ErrBadTag},
+		{"NaN min", defineErr[struct {
+			X *float64 `json:"x,omitempty" min:"NaN"`
+		}](), "X", ErrBadTag},
+		{"infinite max", defineErr[struct {
+			X float64 `json:"x" max:"+Inf"`
+		}](), "X", ErrBadTag},
 		{"min on a bool", defineErr[struct {
 			B bool `json:"b" min:"1"`
 		}](), "B", ErrBadTag},
@@ -307,7 +313,9 @@ func TestCallTimeValidation(t *testing.T) {
 		}},
 		{"not an object", `[1]`, []Issue{{"", "expected object, got array"}}},
 		{"not JSON", `{"path":`, []Issue{{"", "not valid JSON"}}},
-		{"out of Go's range", `{"path":"a","offset":1e30}`, []Issue{{"/offset", "cannot be stored"}}},
+		{"out of Go's range", `{"path":"a","offset":1e30}`, []Issue{{"/offset", "send a whole number between"}}},
+		{"integer written with a decimal point", `{"path":"a","offset":1.0}`, []Issue{{"/offset", "write it without a decimal point or exponent, as 1"}}},
+		{"integer written with an exponent", `{"path":"a","offset":2e2}`, []Issue{{"/offset", "as 200"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

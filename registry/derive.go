@@ -295,7 +295,7 @@ func (d *deriver) tags(p *SchemaProp, f reflect.StructField, t reflect.Type, pat
 		switch {
 		case p.Type == TypeNumber || p.Type == TypeInteger:
 			v, err := strconv.ParseFloat(raw, 64)
-			if err != nil || math.IsInf(v, 0) || (p.Type == TypeInteger && v != math.Trunc(v)) {
+			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || (p.Type == TypeInteger && v != math.Trunc(v)) {
 				d.fail(path, fmt.Errorf("%w: %s:%q is not a finite %s", ErrBadTag, key, raw, p.Type))
 				continue
 			}

@@ -13,7 +13,7 @@ import (
 // the same SchemaProp) is run to produce the authoritative list of issues.
 // It therefore decides acceptance on its own, which is why it implements
 // exactly the keywords jsonSchema emits and why a differential fuzz test
-// (FuzzDerivedAgreesWithJSONSchema) holds it to santhosh-tekuri's verdict.
+// (FuzzValidateArgs) holds it to santhosh-tekuri's verdict.
 //
 // It exists because santhosh-tekuri's general validator allocates per
 // keyword and costs about four times a bare json.Unmarshal of a small
