@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Violation is one problem, located by an RFC 6901 JSON pointer ("" is the
@@ -53,6 +54,8 @@ var (
 //
 //   - NaN and ±Inf, channels, funcs, complex numbers and unsafe pointers
 //     have no JSON form;
+//   - strings and keys must be valid UTF-8 (encoding/json would replace
+//     bad bytes with U+FFFD);
 //   - maps must have string keys (encoding/json would stringify an int key,
 //     so the validator would see a different value from the one sent);
 //   - structs and any type with its own MarshalJSON/MarshalText (time.Time)
@@ -90,6 +93,10 @@ func (w *walker) value(v reflect.Value, path string) any {
 		if v.IsNil() {
 			return nil
 		}
+		if !utf8.Valid(v.Bytes()) { // the decoder would turn it into U+FFFD
+			w.fail(path, "json.RawMessage is not valid UTF-8")
+			return nil
+		}
 		var doc any
 		dec := json.NewDecoder(strings.NewReader(string(v.Bytes())))
 		dec.UseNumber()
@@ -123,6 +130,10 @@ func (w *walker) value(v reflect.Value, path string) any {
 	case reflect.Bool:
 		return v.Bool()
 	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			w.fail(path, "string %q is not valid UTF-8; JSON would replace its bad bytes with U+FFFD", v.String())
+			return nil
+		}
 		return v.String()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return json.Number(strconv.FormatInt(v.Int(), 10))
@@ -147,6 +158,10 @@ func (w *walker) value(v reflect.Value, path string) any {
 			m := make(map[string]any, v.Len())
 			for it := v.MapRange(); it.Next(); {
 				k := it.Key().String()
+				if !utf8.ValidString(k) {
+					w.fail(path, "key %q is not valid UTF-8; JSON would replace its bad bytes with U+FFFD", k)
+					continue
+				}
 				m[k] = w.value(it.Value(), path+"/"+escape(k))
 			}
 			return m

@@ -155,6 +155,9 @@ func TestValidateRejectsNonJSONData(t *testing.T) {
 		{"bad json.Number", map[string]any{"x": json.Number("1x")}, "/x"},
 		{"huge exponent", json.RawMessage(`{"x":1e999999999}`), "/x"},
 		{"bad RawMessage", map[string]any{"x": json.RawMessage(`{`)}, "/x"},
+		{"invalid UTF-8 string", map[string]any{"x": "a\xff"}, "/x"},
+		{"invalid UTF-8 key", map[string]any{"x": map[string]int{"\xfe": 1}}, "/x"},
+		{"invalid UTF-8 in a RawMessage", map[string]any{"x": json.RawMessage("\"\xff\"")}, "/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,6 +179,9 @@ func TestValidateRejectsNonJSONData(t *testing.T) {
 	// A schema holding non-JSON data is refused the same way.
 	if err := AssertSupported(map[string]any{"type": "object", "default": math.NaN()}); err == nil {
 		t.Fatal("NaN default accepted")
+	}
+	if err := AssertSupported(map[string]any{"type": "object", "description": "\xff"}); err == nil {
+		t.Fatal("a description that is not UTF-8 accepted")
 	}
 }
 
