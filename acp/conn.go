@@ -361,13 +361,15 @@ func protect(method string, run func() (any, error)) (result any, err error) {
 	return run()
 }
 
-// finish sends the one reply of request id and forgets it.
+// finish forgets request id and sends its one reply. The id is freed first: the peer may
+// reuse it as soon as it has read the reply (ids need only be unique among pending requests),
+// and the read goroutine may see that reuse before a goroutine that freed it afterwards ran.
 func (c *Conn) finish(id jsonrpc2.ID, result any, err error) {
-	c.reply(id, result, err)
 	c.mu.Lock()
 	cancel := c.inflight[id]
 	delete(c.inflight, id)
 	c.mu.Unlock()
+	c.reply(id, result, err)
 	if cancel != nil {
 		cancel()
 	}

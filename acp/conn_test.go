@@ -516,3 +516,21 @@ func TestConnPanicIsAnswered(t *testing.T) {
 		t.Fatalf("error %v, want -32603", err)
 	}
 }
+
+// TestConnReusesAnsweredID: a client may reuse a request id as soon as it has the response
+// (ids need only be unique among pending requests); each reuse is served, none is rejected
+// as already in flight.
+func TestConnReusesAnsweredID(t *testing.T) {
+	_, newAgent := newTestAgent(endTurn)
+	p := newRawPeer(t, newAgent)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+	if r := p.recv(); r.Error != nil {
+		t.Fatalf("session/new: %+v", r.Error)
+	}
+	for i := range 200 { // session/prompt answers from its own goroutine
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
+		if r := p.recv(); string(r.ID) != "1" || r.Error != nil {
+			t.Fatalf("reuse %d of id 1: reply %+v (error %+v)", i, r, r.Error)
+		}
+	}
+}
