@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dsh-tools/dshd/internal/procgroup"
 )
 
 // Command describes one shell command for [Run] or [Jobs.Start].
@@ -59,17 +60,12 @@ const killGrace = 2 * time.Second
 // defaultOutputLimit is [Command.OutputLimit]'s default.
 const defaultOutputLimit = 1 << 20
 
-// process is one started command: its own process group, its output pipe.
+// process is one started command: its own process group, guarded so that
+// it dies with the daemon, and its output pipe.
 type process struct {
-	cmd  *exec.Cmd
-	pgid int
-	out  *os.File // read end of the output pipe
-
-	// watchdog sits in the command's process group and kills the group
-	// when alarm, the write end of its stdin, closes: when the daemon
-	// dies, however it dies, the kernel closes alarm.
-	watchdog *exec.Cmd
-	alarm    *os.File
+	cmd   *exec.Cmd
+	group *procgroup.Group
+	out   *os.File // read end of the output pipe
 }
 
 // start launches c in a new process group. stdin is /dev/null; stdout and
@@ -90,58 +86,25 @@ func start(c Command) (*process, error) {
 	cmd.Stdout = w
 	cmd.Stderr = w
 	// Its own process group, so that cancelling can kill everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Isolate(cmd)
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("start %q: %w", c.Line, err)
 	}
 	w.Close()
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, out: r}
-	p.guard()
+	// A command killed with its daemon must take its whole process group
+	// along, and nothing of the daemon runs then: the group's watchdog does it.
+	p := &process{cmd: cmd, group: procgroup.Guard(cmd.Process.Pid), out: r}
 	return p, nil
 }
 
-// guard starts the watchdog. A command killed with its daemon must take
-// its whole process group along, and nothing of the daemon runs then: an
-// editor that kills the daemon's process group on disconnect does not reach
-// ours. The watchdog waits for EOF on a pipe only the daemon holds the
-// write end of, which the kernel closes however the daemon dies. (A
-// parent-death signal is no substitute: Go delivers it when the forking OS
-// thread exits, which can happen while the daemon lives, and it reaches
-// only the shell.) If the watchdog cannot start (the command already ended
-// and its group is gone) there is nothing left to guard.
-func (p *process) guard() {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	wd := exec.Command("bash", "-c", `read -r _; kill -KILL -- "-$1" 2>/dev/null`, "dshd-watchdog", strconv.Itoa(p.pgid))
-	wd.Stdin = r
-	wd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: p.pgid}
-	if err := wd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return
-	}
-	r.Close()
-	p.watchdog, p.alarm = wd, w
-}
-
-// release retires the watchdog once the group has been killed (the group
-// kill ends the watchdog too; closing alarm ends it if it survived).
-func (p *process) release() {
-	if p.watchdog == nil {
-		return
-	}
-	p.alarm.Close()
-	_ = p.watchdog.Wait()
-}
+// release retires the watchdog once the command was reaped and its group
+// killed (retiring it kills the group).
+func (p *process) release() { p.group.Release() }
 
 // kill signals the whole process group. ESRCH (already gone) is fine.
-func (p *process) kill(sig syscall.Signal) {
-	_ = syscall.Kill(-p.pgid, sig)
-}
+func (p *process) kill(sig syscall.Signal) { p.group.Signal(sig) }
 
 // drain copies the output to w until EOF. The returned channel closes once
 // stop was closed, the output drained (or the grace period after stop
