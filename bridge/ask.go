@@ -190,11 +190,11 @@ type previewView struct {
 // the ask, and the call reports its own failure when it runs.
 func (ap *approver) preview(ctx context.Context, exec *pipeline.Execution) previewView {
 	s := ap.turn.sess
-	def := exec.Definition()
-	if def == nil || def.Preview == nil {
+	def, ok := exec.Definition()
+	if !ok || def.Preview == nil {
 		return previewView{}
 	}
-	v := safePreview(ctx, s.agent.log, def, exec)
+	v := safePreview(ctx, s.agent.log, &def, exec)
 	if v == nil || v.Card == nil {
 		return previewView{}
 	}

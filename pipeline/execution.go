@@ -152,11 +152,16 @@ func (e *Execution) DecodeArguments(v any) error {
 	return json.Unmarshal([]byte(e.args), v)
 }
 
-// Definition is the resolved tool, or nil for an unknown tool. It is
-// borrowed read-only (the registry's contract); the pipeline captured the
-// tool's body and timeout at materialisation, so changing it has no effect
-// on this call.
-func (e *Execution) Definition() *registry.Definition { return e.def }
+// Definition returns a copy of the resolved tool, and false for an
+// unknown tool. A copy, because hooks must not change the registry's
+// definition under later calls; what runs in this call was captured at
+// materialisation anyway.
+func (e *Execution) Definition() (registry.Definition, bool) {
+	if e.def == nil {
+		return registry.Definition{}, false
+	}
+	return *e.def, true
+}
 
 // Kind is the tool's kind ("other" for an unknown tool): modes use it to
 // tell reads from mutations.

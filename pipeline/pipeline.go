@@ -161,6 +161,14 @@ func (p *Pipeline) Execute(ctx context.Context, in Input) Outcome {
 		})
 	}
 
+	// Arguments the tool would refuse are refused before any policy runs:
+	// nobody is asked to approve a call that cannot run.
+	if err := def.ValidateArgs(json.RawMessage(exec.args)); err != nil {
+		out := p.failWithResult(exec, err)
+		p.record(ctx, exec, key, out)
+		return out
+	}
+
 	if err := p.policy(ctx, exec, in.Approver); err != nil {
 		out := p.fail(exec, err)
 		p.record(ctx, exec, key, out)
@@ -550,6 +558,18 @@ func stageDetails(stage, by string) json.RawMessage {
 }
 
 // fail finishes a call that failed before or instead of dispatch.
+// failWithResult fails the call with the result err carries (a
+// [ResultError] such as the registry's ToolArgsError), else as fail does.
+func (p *Pipeline) failWithResult(exec *Execution, err error) Outcome {
+	var withResult ResultError
+	if !errors.As(err, &withResult) {
+		return p.fail(exec, err)
+	}
+	r := withResult.Result()
+	r.IsError = true
+	return p.finish(exec, Outcome{Err: err}, r)
+}
+
 func (p *Pipeline) fail(exec *Execution, err error) Outcome {
 	code := registry.CodeToolError
 	var coded ErrorCoder

@@ -326,14 +326,18 @@ func TestDefinitionChangesAfterMaterialisationDoNotAffectTheCall(t *testing.T) {
 	def := rec.def("t")
 	p := New(tools(def))
 	must(t, p.AddPre("swap", func(e *Execution, next func() PreDecision) PreDecision {
-		e.Definition().Execute = func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
+		d, _ := e.Definition()
+		d.Execute = func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
 			return registry.TextResult("hijacked"), nil
 		}
 		return next()
 	}, Last))
-	out := p.Execute(context.Background(), Input{Tool: "t"})
-	if rec.count() != 1 || out.Result.Content[0].Text != "ok" {
-		t.Errorf("the swapped body ran: %+v", out.Result)
+	// Neither this call nor a later one runs what a hook swapped in.
+	for i := range 2 {
+		out := p.Execute(context.Background(), Input{Tool: "t"})
+		if rec.count() != i+1 || out.Result.Content[0].Text != "ok" {
+			t.Errorf("call %d: the swapped body ran: %+v", i, out.Result)
+		}
 	}
 }
 
@@ -608,5 +612,41 @@ func TestResultFreezing(t *testing.T) {
 			}
 			tt.check(t, r)
 		})
+	}
+}
+
+// A typed tool's arguments are checked before any policy runs: nobody is
+// asked to approve a call the tool would refuse, and it is not dispatched.
+func TestTypedArgumentsCheckedBeforePolicy(t *testing.T) {
+	type args struct {
+		Path string `json:"path"`
+	}
+	ran := false
+	def := registry.MustDefine(registry.Spec[args]{Name: "typed", Description: "Typed."},
+		func(context.Context, registry.Call, args) (registry.Result, error) {
+			ran = true
+			return registry.TextResult("ran"), nil
+		})
+	p := New(tools(def), WithDefaultDecision(Ask("confirm")))
+	asked, started := 0, false
+	approver := ApproverFunc(func(context.Context, *Execution, AskRequest) (Approval, error) {
+		asked++
+		return Approval{AllowedOnce: true}, nil
+	})
+	out := p.Execute(context.Background(), Input{Tool: "typed", Arguments: json.RawMessage(`{"path":5,"bogus":1}`),
+		Approver: approver, OnStart: func(*Execution) { started = true }})
+	if !out.Result.IsError || out.Result.Error.Code != registry.CodeInvalidArgs {
+		t.Fatalf("result %+v, want INVALID_ARGS", out.Result)
+	}
+	if asked != 0 || started || ran || out.Dispatched {
+		t.Errorf("asked %d, started %v, ran %v, dispatched %v; want none", asked, started, ran, out.Dispatched)
+	}
+	if d := string(out.Result.Error.Details); !strings.Contains(d, "/bogus") || !strings.Contains(d, "/path") {
+		t.Errorf("details %s do not list every issue", d)
+	}
+	// Valid arguments are asked for and run.
+	out = p.Execute(context.Background(), Input{Tool: "typed", Arguments: json.RawMessage(`{"path":"a"}`), Approver: approver})
+	if out.Result.IsError || asked != 1 || !ran {
+		t.Errorf("valid call: %+v, asked %d, ran %v", out.Result, asked, ran)
 	}
 }

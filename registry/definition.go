@@ -88,6 +88,12 @@ type Definition struct {
 	// the call reports its own failure when it runs.
 	Preview func(ctx context.Context, call Call) (*presentation.ResultView, error)
 
+	// CheckArgs, optional, checks a raw definition's arguments (an MCP
+	// tool's input schema, through a [Validator]) so that a malformed call
+	// is refused before anyone is asked to approve it. It returns nil or a
+	// *ToolArgsError. Typed definitions check their own.
+	CheckArgs func(args json.RawMessage) error
+
 	// spec is the derived SchemaSpec of a typed definition; nil for a raw one.
 	spec *SchemaProp
 	// validate checks raw arguments of a typed definition; nil for a raw one.
@@ -95,14 +101,18 @@ type Definition struct {
 }
 
 // ValidateArgs checks arguments the way Execute will, without running the
-// tool, so that a caller can refuse a malformed call before asking for
-// permission. It returns nil or a *ToolArgsError. A raw definition
-// validates inside its own Execute, so for it this always returns nil.
+// tool, so that a caller (the pipeline) can refuse a malformed call before
+// asking for permission. It returns nil or a *ToolArgsError. A raw
+// definition without CheckArgs validates inside its own Execute only, so
+// for it this returns nil.
 func (d *Definition) ValidateArgs(args json.RawMessage) error {
-	if d.validate == nil {
-		return nil
+	switch {
+	case d.validate != nil:
+		return d.validate(args)
+	case d.CheckArgs != nil:
+		return d.CheckArgs(args)
 	}
-	return d.validate(args)
+	return nil
 }
 
 // Spec returns the per-property vocabulary a typed definition was derived
