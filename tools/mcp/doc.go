@@ -14,5 +14,8 @@
 // A server that fails to start or to list its tools is reported as an
 // error of its own; the others work. Stdio servers inherit neither stdin
 // nor stdout from the daemon (their stdout is the protocol pipe, their
-// stderr goes to the daemon's stderr), and they are stopped by Close.
+// stderr goes to the daemon's stderr). Each runs in a process group of its
+// own, guarded by internal/procgroup: Close stops the server and kills
+// whatever it started (a launcher's helpers), and the group dies with the
+// daemon even when the daemon is killed.
 package mcp

@@ -275,8 +275,10 @@ func (s *Servers) Tools() []*registry.Definition {
 }
 
 // Close disconnects every server; stdio servers are stopped (stdin closed,
-// then SIGTERM, then SIGKILL). It waits for re-listings in flight. It is
-// safe to call more than once.
+// then SIGTERM, then SIGKILL), and then whatever they started is killed
+// with them (each runs in a process group of its own, which also dies when
+// the daemon does). It waits for re-listings in flight. It is safe to call
+// more than once.
 func (s *Servers) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -316,6 +318,7 @@ func connectOne(ctx context.Context, c ServerConfig, opts Options, changed func(
 		return nil, nil, nil, errors.New("server has no name")
 	}
 	var transport sdk.Transport
+	var stdio *stdioTransport
 	switch c.kind() {
 	case TypeStdio:
 		if c.Command == "" {
@@ -327,10 +330,10 @@ func connectOne(ctx context.Context, c ServerConfig, opts Options, changed func(
 		for k, v := range c.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		// The transport pipes stdin and stdout; stderr must be set here or
-		// it would go to /dev/null. It never is the daemon's stdout.
-		cmd.Stderr = opts.Stderr
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		// The transport pipes stdin and stdout; stderr goes to opts.Stderr,
+		// never to the daemon's stdout.
+		stdio = &stdioTransport{cmd: cmd, stderr: opts.Stderr}
+		transport = stdio
 	case TypeHTTP:
 		if c.URL == "" {
 			return nil, nil, nil, errors.New("http server has no url")
@@ -362,6 +365,9 @@ func connectOne(ctx context.Context, c ServerConfig, opts Options, changed func(
 	defer cancel()
 	cs, err := client.Connect(cctx, transport, nil)
 	if err != nil {
+		if stdio != nil {
+			stdio.close()
+		}
 		return nil, nil, nil, fmt.Errorf("connect: %w", err)
 	}
 	defs, bad, err := listTools(cctx, c.Name, cs)

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if dir := os.Getenv(daemonEnv); dir != "" {
+		runAsDaemon(dir)
+	}
 	os.Exit(m.Run())
 }
 
