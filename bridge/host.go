@@ -1,15 +1,18 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/host"
@@ -76,7 +79,7 @@ type sessionFiles struct{ s *session }
 func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
 	path = absPath(f.s.cwd, path)
 	if !f.s.conn.features.readFile {
-		return readLocal(path, line, limit)
+		return readLocal(ctx, path, line, limit)
 	}
 	// Existence is decided by the disk: editors may answer a missing file
 	// with empty text.
@@ -118,26 +121,88 @@ func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) 
 	return nil
 }
 
-// readLocal reads a file from disk, optionally a window of lines.
-func readLocal(path string, line, limit int) (string, error) {
-	b, err := os.ReadFile(path)
+// localLineBytes caps each line a windowed local read returns. The read
+// tool shows at most its MaxLineBytes (2,000 by default) of a line, so
+// this bound is generous; it keeps a window of limit lines within
+// limit × localLineBytes of memory however long the file's lines are.
+const localLineBytes = 16 << 10
+
+// readLocal reads a file from disk: the whole text when line and limit
+// are not positive, otherwise a window of lines. A window is streamed, so
+// it costs memory for the window only: the lines before it are skipped
+// without being kept, and a line longer than localLineBytes comes back
+// cut, the rest discarded, with a marker giving its length.
+func readLocal(ctx context.Context, path string, line, limit int) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
-	text := string(b)
+	defer f.Close()
 	if line <= 1 && limit <= 0 {
-		return text, nil
+		b, err := io.ReadAll(f)
+		return string(b), err
 	}
-	lines := strings.SplitAfter(text, "\n")
-	start := max(line-1, 0)
-	if start > len(lines) {
-		return "", nil
+	br := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; n < line; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if _, size, err := readLine(br, nil, 0); err != nil && (err != io.EOF || size == 0) {
+			if err == io.EOF {
+				return "", nil
+			}
+			return "", err
+		}
 	}
-	end := len(lines)
-	if limit > 0 {
-		end = min(start+limit, end)
+	var sb strings.Builder
+	var buf []byte
+	for n := 0; limit <= 0 || n < limit; n++ {
+		var size int
+		var err error
+		// One byte more than the cap holds a kept line's "\n".
+		buf, size, err = readLine(br, buf[:0], localLineBytes+1)
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		newline := err == nil
+		length := size
+		if newline {
+			length--
+		}
+		if length <= localLineBytes {
+			sb.Write(buf)
+		} else {
+			cut := localLineBytes
+			for cut > 0 && !utf8.RuneStart(buf[cut]) {
+				cut--
+			}
+			sb.Write(buf[:cut])
+			fmt.Fprintf(&sb, "… [line cut: %d bytes]", length)
+			if newline {
+				sb.WriteByte('\n')
+			}
+		}
+		if !newline {
+			break
+		}
 	}
-	return strings.Join(lines[start:end], ""), nil
+	return sb.String(), nil
+}
+
+// readLine reads one line, its "\n" included, appending at most keep of
+// its bytes to buf. size is the line's whole length; err is io.EOF when
+// the file ended before a "\n" (size 0: there was no line left).
+func readLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, size int, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := keep - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(room, len(chunk))]...)
+		}
+		size += len(chunk)
+		if err != bufio.ErrBufferFull {
+			return buf, size, err
+		}
+	}
 }
 
 // editorTerminals runs commands in terminals the editor owns (tier 1).

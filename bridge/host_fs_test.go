@@ -1,0 +1,116 @@
+package bridge_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
+)
+
+// builtin returns the named first-party tool with its default options.
+func builtin(t *testing.T, name string) *registry.Definition {
+	t.Helper()
+	for _, d := range tools.Builtin(tools.Options{}) {
+		if d.Name == name {
+			return d
+		}
+	}
+	t.Fatalf("no built-in tool %q", name)
+	return nil
+}
+
+// runTool runs one call of a tool added to a fresh session of a client
+// with caps, and returns the call's result.
+func runTool(t *testing.T, client *acptest.Client, caps acp.ClientCapabilities, cwd string, def *registry.Definition, args string) registry.Result {
+	t.Helper()
+	var res registry.Result
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		res = turn.Execute(ctx, bridge.ToolCall{ID: "c1", Name: def.Name, Arguments: json.RawMessage(args)})
+		return acp.StopEndTurn, nil
+	})
+	agent := newTestAgent(t, loop, t.TempDir())
+	conn := connect(t, agent, client, caps)
+	sid := newSession(t, conn, cwd)
+	if err := agent.Registry().AddScoped(sid, def); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prompt(conn, sid, "go"); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func resultText(r registry.Result) string {
+	var sb strings.Builder
+	for _, c := range r.Content {
+		sb.WriteString(c.Text)
+	}
+	return sb.String()
+}
+
+// TestReadToolLocalWindow: without fs/read_text_file the read tool shows
+// the same window through the bridge's streamed local read, a line too long
+// to show cut with a marker.
+func TestReadToolLocalWindow(t *testing.T) {
+	cwd := t.TempDir()
+	f, err := os.Create(filepath.Join(cwd, "big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	chunk := strings.Repeat("y", 1<<20)
+	for range 50 {
+		w.WriteString(chunk)
+	}
+	for i := 2; i <= 100_000; i++ {
+		fmt.Fprintf(w, "\nline %d", i)
+	}
+	w.WriteString("\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	read := builtin(t, "read")
+
+	tests := []struct {
+		name, args string
+		want       []string
+		absent     []string
+	}{
+		{"the long line", `{"path":"big.txt","limit":2}`,
+			[]string{"     1\t" + strings.Repeat("y", 2000) + "… [line cut: ", "     2\tline 2\n", "Call read with offset=3"},
+			[]string{strings.Repeat("y", 2001)}},
+		{"a window far in", `{"path":"big.txt","offset":99998,"limit":5}`,
+			[]string{" 99998\tline 99998\n 99999\tline 99999\n100000\tline 100000\n"},
+			[]string{"99997", "the file continues"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runTool(t, &acptest.Client{}, acp.ClientCapabilities{}, cwd, read, tt.args)
+			text := resultText(res)
+			if res.IsError {
+				t.Fatalf("read failed: %s", text)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("result lacks %.80q:\n%.300s", w, text)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(text, a) {
+					t.Errorf("result has %.80q", a)
+				}
+			}
+		})
+	}
+}
