@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -168,4 +169,46 @@ func (s RuleSet) matchesSubject(r Rule, subj *subjectView, restrictive bool) boo
 	default:
 		return wildcardMatch(r.Pattern, subj.Value)
 	}
+}
+
+// EvaluateOnDisk decides like [RuleSet.Evaluate], but a path subject is
+// judged both as written and where the kernel would open it (symlinks
+// followed, see [Resolve]): deny and ask rules match either form, and only
+// an allow rule that matches where the call lands allows it. So a symlink
+// neither slips past a deny rule (src/link/key.pem → secrets/key.pem) nor
+// turns an allow rule for one directory into access to wherever a link in
+// it points. Relative patterns anchor at the resolved Cwd for the second
+// form. A path that cannot be resolved is judged as written (root
+// confinement refuses it on its own).
+func (s RuleSet) EvaluateOnDisk(tool string, subjects []registry.Subject) Verdict {
+	written := s.Evaluate(tool, subjects)
+	if written.Decision == Deny || s.Cwd == "" {
+		return written
+	}
+	var landed []registry.Subject
+	for i, subj := range subjects {
+		if subj.Kind != registry.SubjectPath {
+			continue
+		}
+		abs, err := Resolve(s.Cwd, subj.Value)
+		if err != nil {
+			continue
+		}
+		if landed == nil {
+			landed = slices.Clone(subjects)
+		}
+		landed[i].Value = abs
+	}
+	if landed == nil {
+		return written // no path to resolve
+	}
+	onDisk := s
+	if cwd, err := Resolve(string(filepath.Separator), s.Cwd); err == nil {
+		onDisk.Cwd = cwd
+	}
+	v := onDisk.Evaluate(tool, landed)
+	if v.Decision != Deny && written.Decision == Ask {
+		return written
+	}
+	return v
 }

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/dsh-tools/dshd/registry"
@@ -151,5 +153,60 @@ func TestStrictest(t *testing.T) {
 	}
 	if Strictest() != (Verdict{}) {
 		t.Error("Strictest() not None")
+	}
+}
+
+// TestEvaluateOnDisk: rules judge a path where the kernel would open it
+// too, so a symlink neither slips past a deny rule nor stretches an allow
+// rule to wherever it points.
+func TestEvaluateOnDisk(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	for _, dir := range []string{"src", "secrets"} {
+		if err := os.Mkdir(filepath.Join(ws, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"src/out":     outside,                                           // leaves the workspace
+		"src/keys":    filepath.Join(ws, "secrets"),                      // into a denied directory
+		"docs":        filepath.Join(ws, "src"),                          // another name for src
+		"src/rel-out": filepath.Join("..", "..", filepath.Base(outside)), // relative, leaves too
+	} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := RuleSet{
+		Allow: []Rule{MustParseRule("edit(src/**)")},
+		Ask:   []Rule{MustParseRule("edit(**/*.lock)")},
+		Deny:  []Rule{MustParseRule("edit(secrets/**)")},
+		Cwd:   ws,
+	}
+	path := func(p string) []registry.Subject {
+		return []registry.Subject{{Kind: registry.SubjectPath, Value: p, Writes: true}}
+	}
+	tests := []struct {
+		path string
+		want Decision
+	}{
+		{"src/a.go", Allow},
+		{"src/out/evil.txt", None},     // allowed as written, lands outside
+		{"src/rel-out/evil.txt", None}, // the same through a relative link
+		{"src/keys/key.pem", Deny},     // lands in secrets/
+		{"secrets/key.pem", Deny},
+		{"docs/a.go", Allow}, // lands in src/
+		{"src/out/x.lock", Ask},
+		{"other.txt", None},
+		{filepath.Join(outside, "f"), None},
+	}
+	for _, tt := range tests {
+		if got := rs.EvaluateOnDisk("edit", path(tt.path)); got.Decision != tt.want {
+			t.Errorf("%s: %v (%s), want %v", tt.path, got.Decision, got.Rule, tt.want)
+		}
+	}
+	// Commands are not paths: nothing to resolve.
+	cmd := []registry.Subject{{Kind: registry.SubjectCommand, Value: "ls src/out"}}
+	if got := (RuleSet{Allow: []Rule{MustParseRule("bash(ls *)")}, Cwd: ws}).EvaluateOnDisk("bash", cmd); got.Decision != Allow {
+		t.Errorf("command: %v", got.Decision)
 	}
 }
