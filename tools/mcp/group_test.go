@@ -127,3 +127,22 @@ func TestDaemonDeathKillsServers(t *testing.T) {
 	gone(t, "server", server)
 	gone(t, "helper", helper)
 }
+
+// A server that fails the handshake takes what it started along.
+func TestFailedServerKillsWhatItStarted(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, line string }{
+		{"garbage then exit", `sleep 300 & echo $! > "$1/helper"; echo '{not json'`},
+		{"garbage then wait", `sleep 300 & echo $! > "$1/helper"; echo '{not json'; exec sleep 300`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ServerConfig{Name: "bad", Command: "bash", Args: []string{"-c", tt.line, "launcher", dir}}
+			servers, errs := Connect(context.Background(), []ServerConfig{c}, Options{Stderr: &testsupport.SyncBuffer{}, Timeout: 20 * time.Second})
+			defer servers.Close()
+			if len(errs) != 1 {
+				t.Fatalf("errors %v, want the bad server's", errs)
+			}
+			gone(t, "helper", readPID(t, filepath.Join(dir, "helper")))
+		})
+	}
+}
