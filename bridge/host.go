@@ -106,12 +106,16 @@ func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limi
 	return resp.Content, nil
 }
 
+// WriteTextFile creates the missing parent directories on disk in both
+// cases: ACP obliges an editor to create the file only. The path is the one
+// the pipeline's guards confined to the session's roots (or the user
+// allowed outside them), so the directories are covered by that decision.
 func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) error {
 	path = absPath(f.s.cwd, path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	if !f.s.conn.features.writeFile {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
 		return os.WriteFile(path, []byte(content), 0o644)
 	}
 	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: path, Content: content}

@@ -114,3 +114,66 @@ func TestReadToolLocalWindow(t *testing.T) {
 		})
 	}
 }
+
+// fileOnlyFS is an editor that does what ACP obliges it to for
+// fs/write_text_file and no more: it creates the file, not the directories
+// above it.
+type fileOnlyFS struct{}
+
+func (fileOnlyFS) ReadFile(_ context.Context, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+func (fileOnlyFS) WriteFile(_ context.Context, path, content string) error {
+	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// TestWriteCreatesParentDirectories: the write tool creates missing parent
+// directories whether the file is written on disk or through the editor.
+func TestWriteCreatesParentDirectories(t *testing.T) {
+	for _, editor := range []bool{false, true} {
+		t.Run(fmt.Sprintf("editor=%v", editor), func(t *testing.T) {
+			cwd := t.TempDir()
+			client := &acptest.Client{}
+			caps := acp.ClientCapabilities{}
+			if editor {
+				client.FS = fileOnlyFS{}
+				caps.FS = &acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+			}
+			res := runTool(t, client, caps, cwd, builtin(t, "write"), `{"path":"new/dir/file.txt","content":"hello\n"}`)
+			if res.IsError {
+				t.Fatalf("write failed: %s", resultText(res))
+			}
+			b, err := os.ReadFile(filepath.Join(cwd, "new", "dir", "file.txt"))
+			if err != nil || string(b) != "hello\n" {
+				t.Errorf("file = %q, %v", b, err)
+			}
+			var wrote bool
+			for _, e := range client.Recorder.Entries() {
+				wrote = wrote || strings.Contains(string(e.Msg), `"method":"fs/write_text_file"`)
+			}
+			if wrote != editor {
+				t.Errorf("fs/write_text_file sent: %v, want %v", wrote, editor)
+			}
+		})
+	}
+}
+
+// TestWriteOutsideRootsCreatesNothing: the directories are created only
+// after the pipeline let the write through; a write outside the session's
+// roots that the user refuses leaves the disk alone.
+func TestWriteOutsideRootsCreatesNothing(t *testing.T) {
+	cwd, outside := t.TempDir(), t.TempDir()
+	client := &acptest.Client{FS: fileOnlyFS{}, Permission: acptest.RejectOnce}
+	caps := acp.ClientCapabilities{FS: &acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
+	target := filepath.Join(outside, "new", "file.txt")
+	args, _ := json.Marshal(map[string]string{"path": target, "content": "x"})
+	res := runTool(t, client, caps, cwd, builtin(t, "write"), string(args))
+	if !res.IsError {
+		t.Fatalf("the refused write succeeded: %s", resultText(res))
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new")); !os.IsNotExist(err) {
+		t.Errorf("a directory was created outside the roots: %v", err)
+	}
+}
