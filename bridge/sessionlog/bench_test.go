@@ -101,7 +101,8 @@ func BenchmarkReadReference10k(b *testing.B) {
 	}
 }
 
-// BenchmarkAppend appends one typical update (buffered, no Sync).
+// BenchmarkAppend appends one typical update (one write to the file, no
+// fsync).
 func BenchmarkAppend(b *testing.B) {
 	l, err := Create(b.TempDir(), Header{SessionID: "append", Cwd: "/w"})
 	if err != nil {
@@ -133,8 +134,8 @@ func BenchmarkMarshalReference(b *testing.B) {
 	}
 }
 
-// BenchmarkSync is the cost of making a turn durable (Flush + fsync)
-// after a handful of appends.
+// BenchmarkSync is the cost of a turn of ten appends made durable (the
+// writes and the fsync).
 func BenchmarkSync(b *testing.B) {
 	l, err := Create(b.TempDir(), Header{SessionID: "sync", Cwd: "/w"})
 	if err != nil {

@@ -14,12 +14,15 @@
 // payloads other than the header and title; the bridge decides what they
 // hold. The first record of every file is the header.
 //
-// Appends are buffered; [Log.Sync] flushes and fsyncs them, and the bridge
-// calls it at the end of every turn (and Close does). [Create] writes the
-// header through at once and fsyncs it in the background, which the first
-// Sync waits for. A crash (even
-// SIGKILL in the middle of a write) loses at most the records appended
-// since the last Sync, and may leave a torn last line: [Open] truncates
+// Every [Log.Append] writes its record to the file with one write before
+// it returns, so the record is in the kernel's page cache and survives the
+// process dying at any later point (kill -9 included). [Log.Sync] fsyncs
+// the file so the records also survive a machine crash; the bridge calls
+// it at the end of every turn (and Close does). [Create] writes the header
+// at once and fsyncs it in the background, which the first Sync waits for.
+// A process crash (even SIGKILL in the middle of a write) loses at most
+// the record being written, a machine crash at most the records appended
+// since the last Sync; either may leave a torn last line: [Open] truncates
 // that tail (logging a warning) so new appends start on a fresh line, and
 // decoding skips any undecodable line with a warning rather than failing
 // the session.

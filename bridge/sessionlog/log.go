@@ -33,7 +33,9 @@ var (
 const (
 	fileSuffix = ".jsonl"
 	maxIDLen   = 128
-	bufferSize = 64 << 10
+	// maxKeptLine bounds the line buffer a Log keeps between appends, so
+	// one huge record does not pin its size for the session's lifetime.
+	maxKeptLine = 64 << 10
 )
 
 // ValidateID reports (wrapping ErrInvalidID) whether id is usable as a
@@ -69,6 +71,10 @@ func logPath(dir, id string) (string, error) {
 // replace it to avoid paying for real fsyncs.
 var syncFile = (*os.File).Sync
 
+// writeFile is (*os.File).Write; tests replace it to simulate a short
+// write (a full disk).
+var writeFile = (*os.File).Write
+
 // Log is one session's open log. Its methods are safe for concurrent use.
 type Log struct {
 	id     string
@@ -77,10 +83,14 @@ type Log struct {
 
 	mu      sync.Mutex
 	file    *os.File
-	w       *bufio.Writer
-	scratch bytes.Buffer
-	closed  bool
-	now     func() time.Time
+	line    []byte       // the record being written, reused
+	scratch bytes.Buffer // compaction of raw payloads, reused
+	// torn: a failed write left part of a line in the file; the next
+	// record starts with a newline so the fragment stays a line of its
+	// own (skipped on reading) instead of spoiling that record.
+	torn   bool
+	closed bool
+	now    func() time.Time
 	// created, until the first Sync consumes it, yields the result of
 	// the fsyncs that make a new log's header and directory entry
 	// durable; Create runs them in the background.
@@ -119,10 +129,6 @@ func Create(dir string, h Header) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := l.w.Flush(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sessionlog: writing header: %w", err)
-	}
 	created := make(chan error, 1)
 	syncFile := syncFile // tests swap the variable between runs
 	go func() {
@@ -139,7 +145,7 @@ func Create(dir string, h Header) (*Log, error) {
 }
 
 func newLog(id, path string, f *os.File, h Header) *Log {
-	return &Log{id: id, path: path, header: h, file: f, w: bufio.NewWriterSize(f, bufferSize), now: time.Now}
+	return &Log{id: id, path: path, header: h, file: f, now: time.Now}
 }
 
 // syncDir makes a new directory entry durable.
@@ -258,8 +264,11 @@ func (l *Log) Header() Header { return l.header }
 
 // Append adds a record of the given kind. The payload is encoded with
 // encoding/json, except a json.RawMessage, which is validated and
-// compacted (so a pretty-printed raw message cannot break the line). The
-// record is buffered: it is durable after the next Sync.
+// compacted (so a pretty-printed raw message cannot break the line).
+//
+// The record reaches the file, in one write, before Append returns: it
+// survives the process being killed at any later point. It survives a
+// machine crash after the next Sync.
 func (l *Log) Append(kind string, payload any) error {
 	if !validKind(kind) {
 		return fmt.Errorf("sessionlog: invalid record kind %q", kind)
@@ -283,10 +292,22 @@ func (l *Log) Append(kind string, payload any) error {
 			return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
 		}
 	}
-	line := appendRecord(l.w.AvailableBuffer(), kind, l.now(), encoded)
-	if _, err := l.w.Write(line); err != nil {
+	line := l.line[:0]
+	if l.torn {
+		line = append(line, '\n')
+	}
+	line = appendRecord(line, kind, l.now(), encoded)
+	if cap(line) <= maxKeptLine {
+		l.line = line
+	} else {
+		l.line = nil
+	}
+	n, err := writeFile(l.file, line)
+	if err != nil {
+		l.torn = l.torn && n == 0 || n > 0 && n < len(line)
 		return fmt.Errorf("sessionlog: appending %s record: %w", kind, err)
 	}
+	l.torn = false
 	return nil
 }
 
@@ -307,8 +328,8 @@ func encodeRaw(raw json.RawMessage, scratch *bytes.Buffer) ([]byte, error) {
 	return scratch.Bytes(), nil
 }
 
-// Sync writes the buffered records to the file and fsyncs it. The bridge
-// calls it at the end of every turn.
+// Sync fsyncs the file, making every appended record survive a machine
+// crash. The bridge calls it at the end of every turn.
 func (l *Log) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -325,9 +346,6 @@ func (l *Log) syncLocked() error {
 		if err != nil {
 			return err
 		}
-	}
-	if err := l.w.Flush(); err != nil {
-		return fmt.Errorf("sessionlog: flushing log: %w", err)
 	}
 	if err := syncFile(l.file); err != nil {
 		return fmt.Errorf("sessionlog: syncing log: %w", err)
@@ -358,9 +376,6 @@ func (l *Log) Read() ([]Record, error) {
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil, ErrClosed
-	}
-	if err := l.w.Flush(); err != nil {
-		return nil, fmt.Errorf("sessionlog: flushing log: %w", err)
 	}
 	data, err := os.ReadFile(l.path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -172,6 +173,78 @@ func TestCreateSyncsInBackground(t *testing.T) {
 	syncFile = (*os.File).Sync
 	if err := l.Close(); err != nil {
 		t.Errorf("Close after the error was reported: %v", err)
+	}
+}
+
+// Every Append reaches the file before it returns (one write to the page
+// cache, which outlives the process), so a kill -9 mid-turn loses nothing
+// appended; only a machine crash waits for the fsync at Sync.
+func TestAppendWritesThrough(t *testing.T) {
+	var syncs atomic.Int32
+	syncFile = func(*os.File) error { syncs.Add(1); return nil }
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
+	dir := t.TempDir()
+	l := newTestLog(t, dir, "through")
+	if err := l.Sync(); err != nil { // consume Create's background fsync
+		t.Fatal(err)
+	}
+	syncs.Store(0)
+	path := filepath.Join(dir, "through.jsonl")
+	big := strings.Repeat("y", 100<<10) // larger than any buffer
+	for i, payload := range []any{"small", map[string]int{"n": 1}, json.RawMessage("{\n \"pretty\": true\n}"), big} {
+		if err := l.Append(KindUpdate, payload); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(data, []byte{'\n'}); n != i+2 || data[len(data)-1] != '\n' {
+			t.Fatalf("after append %d the file holds %d lines, want %d complete ones: %.200q", i, n, i+2, data)
+		}
+	}
+	if n := syncs.Load(); n != 0 {
+		t.Errorf("Append fsynced %d times; fsync belongs to Sync and Close", n)
+	}
+}
+
+// A write that fails halfway (a full disk) leaves part of a line in the
+// file; the next record must still decode.
+func TestShortWrite(t *testing.T) {
+	warnings := captureWarnings(t)
+	dir := t.TempDir()
+	l := newTestLog(t, dir, "short")
+	full := errors.New("no space left on device")
+	failures := []int{10, 0, 1} // bytes written by each failing write
+	writeFile = func(f *os.File, b []byte) (int, error) {
+		if len(failures) == 0 {
+			return f.Write(b)
+		}
+		n := failures[0]
+		failures = failures[1:]
+		f.Write(b[:n])
+		return n, full
+	}
+	t.Cleanup(func() { writeFile = (*os.File).Write })
+	for _, p := range []string{"lost1", "lost2", "lost3", "kept"} {
+		err := l.Append(KindPrompt, p)
+		if p == "kept" && err != nil || p != "kept" && !errors.Is(err, full) {
+			t.Fatalf("Append(%s) = %v", p, err)
+		}
+	}
+	records, err := l.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(records); got != "header,prompt" {
+		t.Fatalf("records %s, want header,prompt", got)
+	}
+	var s string
+	if err := records[1].Decode(&s); err != nil || s != "kept" {
+		t.Errorf("record after short writes = %q, %v", s, err)
+	}
+	if !strings.Contains(warnings.String(), "undecodable line") {
+		t.Errorf("the fragment was not reported: %s", warnings)
 	}
 }
 
