@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/dsh-tools/dshd/registry"
@@ -95,22 +96,34 @@ func BenchmarkExecuteListeners(b *testing.B) {
 	b.Run("cancellable", func(b *testing.B) { benchExecute(b, withListeners(New(tools(noop()))), ctx) })
 }
 
-// BenchmarkExecuteParallel: Execute on every core (run with -cpu 1,2).
+// BenchmarkExecuteParallel: Execute from one goroutine per proc, with one
+// proc and with every core.
 func BenchmarkExecuteParallel(b *testing.B) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	p := withListeners(New(tools(noop())))
-	b.ReportAllocs()
-	defer reportCPU(b)()
-	b.RunParallel(func(pb *testing.PB) {
-		in := Input{Tool: "noop", CallID: "c", Scope: "s", Arguments: args5}
-		for pb.Next() {
-			if out := p.Execute(ctx, in); out.Result.IsError {
-				b.Error(out.Result)
-				return
-			}
+	// One sub-benchmark per number of procs, so that a single run (make
+	// bench-table) reports how Execute scales; -cpu would do the same,
+	// but only when asked for.
+	for _, procs := range []int{1, runtime.NumCPU()} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p := withListeners(New(tools(noop())))
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				in := Input{Tool: "noop", CallID: "c", Scope: "s", Arguments: args5}
+				for pb.Next() {
+					if out := p.Execute(ctx, in); out.Result.IsError {
+						b.Error(out.Result)
+						return
+					}
+				}
+			})
+		})
+		if runtime.NumCPU() == 1 {
+			break
 		}
-	})
+	}
 }
 
 // FuzzExecute runs arbitrary argument bytes through a pipeline whose

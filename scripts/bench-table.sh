@@ -33,7 +33,8 @@ registry BenchmarkDecodeArgs registry BenchmarkBareUnmarshal
 registry BenchmarkDecodeArgsWithoutChecker registry BenchmarkBareUnmarshal
 pipeline BenchmarkExecute/ pipeline BenchmarkBareJSON
 pipeline BenchmarkExecuteListeners/ pipeline BenchmarkBareJSON
-pipeline BenchmarkExecuteParallel pipeline BenchmarkBareJSON
+pipeline BenchmarkExecuteParallel/procs=1 pipeline BenchmarkBareJSON
+pipeline BenchmarkExecuteParallel/procs=2 pipeline BenchmarkExecuteParallel/procs=1
 presentation BenchmarkHunks/ presentation BenchmarkGNUDiff/
 bridge/sessionlog BenchmarkRead10k bridge/sessionlog BenchmarkReadReference10k
 bridge/sessionlog BenchmarkAppend bridge/sessionlog BenchmarkMarshalReference
