@@ -468,18 +468,25 @@ func definition(server string, cs caller, tool *sdk.Tool) (*registry.Definition,
 	}
 	desc += fmt.Sprintf("\n(Tool %q of the MCP server %q.)", tool.Name, server)
 	remote := tool.Name
+	check := func(args json.RawMessage) error {
+		err := v.Validate(args)
+		var ae *registry.ToolArgsError
+		if errors.As(err, &ae) {
+			ae.Tool = name
+		}
+		return err
+	}
 	return &registry.Definition{
 		Name:        name,
 		Title:       title,
 		Description: desc,
 		Parameters:  schema,
 		Kind:        kind,
+		// The pipeline checks before policy runs, so that nobody is asked
+		// to approve a call the server's schema refuses.
+		CheckArgs: check,
 		Execute: func(ctx context.Context, call registry.Call, args json.RawMessage) (registry.Result, error) {
-			if err := v.Validate(args); err != nil {
-				var ae *registry.ToolArgsError
-				if errors.As(err, &ae) {
-					ae.Tool = name
-				}
+			if err := check(args); err != nil {
 				return registry.Result{}, err
 			}
 			if len(strings.TrimSpace(string(args))) == 0 {

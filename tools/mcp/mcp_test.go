@@ -188,7 +188,15 @@ func testTools(t *testing.T, defs []*registry.Definition, server string) {
 		t.Errorf("echo: %+v %v", r, err)
 	}
 	// Enforced before dispatch: the raw server would have echoed these.
+	// ValidateArgs (what the pipeline runs before policy) agrees.
+	if err := echo.ValidateArgs(json.RawMessage(`{"text":"x"}`)); err != nil {
+		t.Errorf("ValidateArgs of valid arguments: %v", err)
+	}
 	for _, bad := range []string{`{}`, `{"text":1}`, `{"text":"x","extra":true}`, `[1]`, `{`} {
+		var pre *registry.ToolArgsError
+		if err := echo.ValidateArgs(json.RawMessage(bad)); !errors.As(err, &pre) || pre.Tool != echo.Name {
+			t.Errorf("ValidateArgs(%s): %v, want a ToolArgsError", bad, err)
+		}
 		_, err := execute(t, echo, bad)
 		var ae *registry.ToolArgsError
 		if !errors.As(err, &ae) || ae.Tool != echo.Name {
