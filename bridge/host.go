@@ -216,6 +216,63 @@ type editorTerminals struct{ turn *Turn }
 // gone (kill, output, release).
 const releaseTimeout = 5 * time.Second
 
+// createTimeout bounds terminal/create, which does not end with the turn
+// (see create).
+const createTimeout = time.Minute
+
+// create asks the editor for a terminal and returns its id. Cancelling a
+// request is only advisory in ACP: an editor may create the terminal after
+// the turn was cancelled, and a terminal nobody releases leaks. So the
+// request is not tied to the turn's context: when the turn ends first, Run
+// returns at once and the terminal, if the editor creates it, is killed
+// and released as soon as its id arrives.
+func (e *editorTerminals) create(ctx context.Context, req acp.CreateTerminalRequest) (string, error) {
+	s := e.turn.sess
+	type result struct {
+		id  string
+		err error
+	}
+	answer := make(chan result, 1)
+	go func() {
+		callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+		defer cancel()
+		var created acp.CreateTerminalResponse
+		err := s.conn.peer().Call(callCtx, acp.MethodTerminalCreate, req, &created)
+		answer <- result{created.TerminalID, err}
+	}()
+	select {
+	case r := <-answer:
+		if r.err != nil {
+			return "", fmt.Errorf("terminal/create: %w", r.err)
+		}
+		if ctx.Err() == nil {
+			return r.id, nil
+		}
+		e.discard(ctx, r.id)
+	case <-ctx.Done():
+		go func() {
+			if r := <-answer; r.err == nil {
+				e.discard(ctx, r.id)
+			}
+		}()
+	}
+	return "", fmt.Errorf("terminal/create: %w", ctx.Err())
+}
+
+// discard kills and releases a terminal created for a turn that ended.
+func (e *editorTerminals) discard(ctx context.Context, id string) {
+	s := e.turn.sess
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	ref := acp.TerminalRequest{SessionID: s.id, TerminalID: id}
+	if err := s.conn.peer().Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
+		s.agent.log.Warn("terminal/kill failed", "terminal", id, "err", err)
+	}
+	if err := s.conn.peer().Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
+		s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
+	}
+}
+
 func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*presentation.TerminalCard, error) {
 	s := e.turn.sess
 	create := acp.CreateTerminalRequest{
@@ -236,11 +293,10 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 		n := uint64(req.OutputLimit)
 		create.OutputByteLimit = &n
 	}
-	var created acp.CreateTerminalResponse
-	if err := s.conn.peer().Call(ctx, acp.MethodTerminalCreate, create, &created); err != nil {
-		return nil, fmt.Errorf("terminal/create: %w", err)
+	id, err := e.create(ctx, create)
+	if err != nil {
+		return nil, err
 	}
-	id := created.TerminalID
 	// Whatever happens from here, the terminal is released.
 	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancelCleanup()
