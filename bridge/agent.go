@@ -44,7 +44,8 @@ type Options struct {
 	MCPHTTP bool
 	// SessionTools, optional, returns tools that exist only in one session
 	// (for example a plan tool or a task tool bound to the session). It is
-	// called when a session is created, loaded or resumed.
+	// called when a session is created, loaded or resumed, and for every
+	// live session by [Agent.RefreshSessionTools]; calls are serialised.
 	SessionTools func(SessionInfo) []*registry.Definition
 	// StructuredTurns says the loop honours [Turn.OutputSchema] (it ends a
 	// turn with [Turn.SetStructured]): the bridge then advertises
@@ -115,6 +116,12 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // active sessions of every connection
+
+	// toolsMu serialises the computing and swapping of session tools, so
+	// the last refresh wins; toolsGen counts refreshes, so a session that
+	// was being attached during one catches up (see attach).
+	toolsMu  sync.Mutex
+	toolsGen atomic.Uint64
 }
 
 // New builds an Agent and installs its listeners and guards on the
@@ -168,6 +175,31 @@ func (a *Agent) SetDefaultMode(mode string) error {
 	}
 	a.mode.Store(&mode)
 	return nil
+}
+
+// RefreshSessionTools recomputes the session tools ([Options.SessionTools])
+// of every live session and swaps each session's set in one step, so a
+// call sees the old set or the new one. Call it when what SessionTools
+// returns changed, for example after the settings' tool lists changed:
+// session tools are scope-local, so registry restrictions do not reach
+// them. A session whose new set clashes with its other tools keeps the
+// previous set (logged). MCP tools are not touched.
+func (a *Agent) RefreshSessionTools() {
+	if a.opts.SessionTools == nil {
+		return
+	}
+	a.toolsGen.Add(1)
+	a.mu.Lock()
+	all := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		all = append(all, s)
+	}
+	a.mu.Unlock()
+	for _, s := range all {
+		if err := s.refreshSessionTools(); err != nil {
+			a.log.Warn("session tools not refreshed; keeping the previous ones", "session", s.id, "err", err)
+		}
+	}
 }
 
 // Rules returns the configured permission rules.

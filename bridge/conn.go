@@ -193,12 +193,9 @@ func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) 
 	a := c.agent
 	info := s.info()
 	var failures []error
-	if a.opts.SessionTools != nil {
-		if defs := a.opts.SessionTools(info); len(defs) > 0 {
-			if err := a.registry.AddScoped(s.id, defs...); err != nil {
-				failures = append(failures, fmt.Errorf("session tools: %w", err))
-			}
-		}
+	gen := a.toolsGen.Load()
+	if err := s.refreshSessionTools(); err != nil {
+		failures = append(failures, fmt.Errorf("session tools: %w", err))
 	}
 	if a.opts.MCP != nil && len(servers) > 0 {
 		defs, closer, errs := a.opts.MCP.Connect(ctx, info, servers, s.mcpToolsChanged)
@@ -227,6 +224,13 @@ func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) 
 	c.mu.Lock()
 	c.sessions[s.id] = s
 	c.mu.Unlock()
+	// A refresh that started before the session was registered above did
+	// not see it; the session's tools may be stale, so it catches up.
+	if a.toolsGen.Load() != gen {
+		if err := s.refreshSessionTools(); err != nil {
+			a.log.Warn("session tools not refreshed; keeping the previous ones", "session", s.id, "err", err)
+		}
+	}
 	return failures
 }
 

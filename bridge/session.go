@@ -40,6 +40,9 @@ type session struct {
 	nextMsg    int
 	turn       *Turn // the running turn, nil when idle
 	closed     bool
+	// sessionTools names the session's tools from Options.SessionTools in
+	// the registry.
+	sessionTools []string
 	// mcpTools names the session's MCP tools in the registry. A list that
 	// changes before attach registered the first one waits in mcpPending.
 	mcpTools    []string
@@ -415,6 +418,29 @@ func (s *session) mcpToolsChanged(tools []*registry.Definition, failures []error
 	}
 	s.mcpTools = toolNames(tools)
 	log.Info("MCP tools changed", "session", s.id, "tools", s.mcpTools)
+}
+
+// refreshSessionTools swaps the session's session tools for what
+// Options.SessionTools returns now (see [Agent.RefreshSessionTools]). A
+// closed session ignores it: its scope is gone and must stay gone.
+func (s *session) refreshSessionTools() error {
+	a := s.agent
+	if a.opts.SessionTools == nil {
+		return nil
+	}
+	a.toolsMu.Lock()
+	defer a.toolsMu.Unlock()
+	defs := a.opts.SessionTools(s.info())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || len(defs) == 0 && len(s.sessionTools) == 0 {
+		return nil
+	}
+	if err := a.registry.SwapScoped(s.id, s.sessionTools, defs...); err != nil {
+		return err
+	}
+	s.sessionTools = toolNames(defs)
+	return nil
 }
 
 func toolNames(defs []*registry.Definition) []string {
