@@ -30,38 +30,81 @@ func relPath(cwd, p string) string {
 	return rel
 }
 
-// relTitle rewrites every absolute path inside cwd that appears in a card
-// title as a cwd-relative one ("Edit /home/u/proj/main.go" → "Edit
-// main.go"). A path only counts when it starts the title or follows a
-// separator character, so "/x/home/u/proj" is left alone.
+// Characters that may precede a path in a title, and that end one.
+const (
+	titlePathBefore = " \t`'\"([{<:=,"
+	titlePathEnd    = " \t`'\")]}>:,"
+)
+
+// relTitle rewrites the absolute paths of a card title that lie inside cwd
+// as cwd-relative ones ("Edit /home/u/proj/main.go" → "Edit main.go").
+// A path counts when it starts the title or follows a separator character
+// (so "/x/home/u/proj" is no path into cwd) and ends at one. Inside or
+// outside is decided on the cleaned path: "/home/u/proj/../../etc/passwd"
+// lies outside and is shown cleaned and absolute ("/etc/passwd"), so the
+// user sees where it really is. Paths that have nothing to do with cwd
+// are left exactly as written.
 func relTitle(cwd, title string) string {
-	if cwd == "" || cwd == string(filepath.Separator) || !strings.Contains(title, cwd) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return title
+	}
+	cwd = filepath.Clean(cwd)
+	// Any path that names cwd, even uncleanly, holds cwd's last element.
+	if cwd == string(filepath.Separator) || !strings.Contains(title, filepath.Base(cwd)) {
 		return title
 	}
 	var b strings.Builder
 	rest := title
 	for {
-		i := strings.Index(rest, cwd)
+		i := pathStart(rest)
 		if i < 0 {
+			if b.Len() == 0 {
+				return title // nothing rewritten
+			}
 			b.WriteString(rest)
 			return b.String()
 		}
-		j := i + len(cwd)
-		boundaryBefore := i == 0 || strings.ContainsRune(" \t`'\"([{<:=,", rune(rest[i-1]))
-		switch {
-		case boundaryBefore && j < len(rest) && rest[j] == filepath.Separator:
-			b.WriteString(rest[:i])
-			rest = rest[j+1:]
-			if rest == "" || strings.ContainsRune(" \t`'\")]}>:,", rune(rest[0])) {
-				b.WriteString(".")
-			}
-		case boundaryBefore && (j == len(rest) || strings.ContainsRune(" \t`'\")]}>:,", rune(rest[j]))):
-			b.WriteString(rest[:i])
-			b.WriteString(".")
-			rest = rest[j:]
-		default:
-			b.WriteString(rest[:j])
-			rest = rest[j:]
+		j := strings.IndexAny(rest[i:], titlePathEnd)
+		if j < 0 {
+			j = len(rest)
+		} else {
+			j += i
 		}
+		b.WriteString(rest[:i])
+		b.WriteString(relTitlePath(cwd, rest[i:j]))
+		rest = rest[j:]
 	}
+}
+
+// pathStart returns the index of the first absolute path in s that starts
+// s or follows a separator character, or -1.
+func pathStart(s string) int {
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], filepath.Separator)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if i == 0 || strings.IndexByte(titlePathBefore, s[i-1]) >= 0 {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// relTitlePath shows one absolute path of a title: relative when its
+// cleaned form lies inside cwd (cwd itself is "."), cleaned when it was
+// written as a path under cwd that leaves it, else as written.
+func relTitlePath(cwd, p string) string {
+	clean := filepath.Clean(p)
+	if clean == cwd {
+		return "."
+	}
+	if rel, ok := strings.CutPrefix(clean, cwd+string(filepath.Separator)); ok {
+		return rel
+	}
+	if p == cwd || strings.HasPrefix(p, cwd+string(filepath.Separator)) {
+		return clean // "cwd/../x" escapes: show where it really points
+	}
+	return p
 }
