@@ -154,7 +154,8 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		// The task tool (subagents) exists per session: its subagents run
 		// in child scopes of the session's scope. Scope-local tools escape
 		// the global restrictions, so the settings' tool lists are applied
-		// here, when the session starts.
+		// here, when the session starts and whenever apply refreshes the
+		// running sessions' tools.
 		SessionTools: func(bridge.SessionInfo) []*registry.Definition {
 			if !restriction(overlay(d.live.Current(), d.flags)).Admits(task.Name) {
 				return nil
@@ -184,6 +185,8 @@ func (d *daemon) apply(files config.Settings) {
 		d.log.Error("tool settings not applied", "err", err)
 	}
 	d.registry.SetRestrictions(restriction(s))
+	// The restrictions do not reach session tools (task): recompute them.
+	d.agent.RefreshSessionTools()
 	lopts, err := loopOptions(s, d.log)
 	if err != nil {
 		d.log.Error("model settings not applied; keeping the previous model", "err", err)

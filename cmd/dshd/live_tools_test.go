@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+)
+
+// taskScript calls the task tool on the prompt "delegate".
+const taskScript = `{"turns":[
+  {"match":"delegate","responses":[{"toolCalls":[{"id":"t1","name":"task","arguments":{"prompt":"look around"}}]},{"text":"done"}]}]}`
+
+// TestToolDenyReachesTheRunningSessionsTask: the task tool is a session
+// tool, which registry restrictions do not reach; denying it in the
+// settings file still removes it from the running session, whose next
+// task call fails as an unknown tool, and allowing it again brings it
+// back.
+func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
+	dir := t.TempDir()
+	cwd := t.TempDir()
+	scriptFile := filepath.Join(dir, "script.json")
+	cfg := filepath.Join(dir, "settings.json")
+	for name, body := range map[string]string{scriptFile: taskScript, cfg: `{}`} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "user-config")
+		}
+		return ""
+	}
+	d, err := newDaemon(flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, getenv, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	toAgentR, toAgentW := io.Pipe()
+	fromAgentR, fromAgentW := io.Pipe()
+	served := make(chan int, 1)
+	go func() { served <- d.serve(ctx, toAgentR, fromAgentW) }()
+	cl := &acptest.Client{}
+	conn := cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	<-d.live.Watching()
+
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasTask := func() bool { _, ok := d.registry.Lookup(sess.SessionID, "task"); return ok }
+	if !hasTask() {
+		t.Fatal("the session starts without the task tool")
+	}
+
+	save := func(body string) {
+		t.Helper()
+		tmp := cfg + ".tmp"
+		if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(`{"tools": {"deny": ["task"]}}`)
+	waitFor(t, ctx, func() bool { return !hasTask() })
+	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "delegate", "t1"); st != acp.ToolCallFailed {
+		t.Fatalf("task after the deny: %s", st)
+	}
+	if raw := lastRawOutput(cl, "t1"); !strings.Contains(raw, "UNKNOWN_TOOL") {
+		t.Errorf("the failure is not an unknown tool: %s", raw)
+	}
+
+	save(`{}`)
+	waitFor(t, ctx, hasTask)
+
+	_ = toAgentW.Close() // stdin EOF
+	if code := <-served; code != exitOK {
+		t.Errorf("serve returned %d", code)
+	}
+}
