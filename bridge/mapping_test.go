@@ -25,6 +25,7 @@ func TestGoldenCardMapping(t *testing.T) {
 	plain := acp.ClientCapabilities{}
 	withTerminal := acp.ClientCapabilities{Terminal: true}
 	withMeta := acp.ClientCapabilities{Meta: json.RawMessage(`{"terminal_output":true}`)}
+	withBoth := acp.ClientCapabilities{Terminal: true, Meta: json.RawMessage(`{"terminal_output":true}`)}
 	diff := &presentation.DiffCard{Title: "Edit /ws/project/src/a.go and /elsewhere/b.go", Diffs: []presentation.FileDiff{
 		{Path: "src/a.go", OldText: &old, NewText: "a\nB\nc\n", Line: 1},
 		{Path: "/elsewhere/b.go", OldText: nil, NewText: "new file\n"},
@@ -47,6 +48,7 @@ func TestGoldenCardMapping(t *testing.T) {
 		{"diff", plain, bridge.CallState{ID: "c1"}, diff},
 		{"diff_with_terminal_caps", withTerminal, bridge.CallState{ID: "c1"}, diff},
 		{"terminal_tier1", withTerminal, bridge.CallState{ID: "c1", EditorTerminal: "term-7"}, failed},
+		{"terminal_tier1_with_meta_too", withBoth, bridge.CallState{ID: "c1", EditorTerminal: "term-7"}, failed},
 		{"terminal_tier2_streamed", withMeta, bridge.CallState{ID: "c1", Tier2: true, Streamed: true}, failed},
 		{"terminal_tier2_not_streamed", withMeta, bridge.CallState{ID: "c1", Tier2: true}, failed},
 		{"terminal_tier2_signal", withMeta, bridge.CallState{ID: "c1", Tier2: true, Streamed: true}, killed},
@@ -97,6 +99,91 @@ func TestGoldenCardMapping(t *testing.T) {
 			}
 			if err := v.ValidateValue("ToolCallUpdate", u); err != nil {
 				t.Errorf("update: %v", err)
+			}
+		})
+	}
+}
+
+// TestGoldenToolCallAnnouncement runs one call per case through a real
+// turn and compares the tool_call that announced it with
+// testdata/mapping/announce_*.json; the announcement is validated against
+// the schema's ToolCall and, as sent, SessionUpdate.
+func TestGoldenToolCallAnnouncement(t *testing.T) {
+	const cwd = "/ws/project"
+	plain := acp.ClientCapabilities{}
+	withTerminal := acp.ClientCapabilities{Terminal: true}
+	withMeta := acp.ClientCapabilities{Meta: json.RawMessage(`{"terminal_output":true}`)}
+	withBoth := acp.ClientCapabilities{Terminal: true, Meta: json.RawMessage(`{"terminal_output":true}`)}
+	cases := []struct {
+		name string
+		caps acp.ClientCapabilities
+		tool string
+		args string
+	}{
+		{"announce_read", plain, "read_file", `{"path":"/ws/project/src/a.go"}`},
+		{"announce_read_escaping_cwd", plain, "read_file", `{"path":"/ws/project/../../etc/passwd"}`},
+		{"announce_edit", plain, "edit_file", `{"path":"src/a.go","old":"a\n","new":"b\n"}`},
+		{"announce_execute_tier1", withTerminal, "run", `{"command":"go test ./..."}`},
+		{"announce_execute_tier2", withMeta, "run", `{"command":"go test ./...","output":"ok\n"}`},
+		{"announce_execute_tier3", plain, "run", `{"command":"go test ./...","output":"ok\n"}`},
+		// terminal wins over _meta.terminal_output: tier 1, no terminal_info.
+		{"announce_execute_terminal_and_meta", withBoth, "run", `{"command":"go test ./..."}`},
+	}
+	v, schemaErr := acptest.LoadValidator()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := &scriptLoop{turns: [][]step{{{Call: &scriptCall{ID: "c1", Name: tc.tool, Arguments: json.RawMessage(tc.args)}}}}}
+			client := &acptest.Client{}
+			if tc.caps.Terminal {
+				client.Terminals = &acptest.FakeTerminals{Script: map[string]acptest.FakeRun{"go test ./...": {Output: "ok\n"}}}
+			}
+			conn := connect(t, newTestAgent(t, loop, t.TempDir()), client, tc.caps)
+			sid := newSession(t, conn, cwd)
+			if _, err := prompt(conn, sid, "go"); err != nil {
+				t.Fatal(err)
+			}
+			var announced *acp.ToolCall
+			for _, n := range client.Updates() {
+				if c, ok := n.Update.Value.(*acp.ToolCall); ok {
+					if announced != nil {
+						t.Fatalf("two tool_calls: %+v and %+v", announced, c)
+					}
+					announced = c
+				}
+			}
+			if announced == nil {
+				t.Fatal("no tool_call was sent")
+			}
+			wire, err := acp.SessionUpdate{Value: announced}.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Indent(&got, wire, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteByte('\n')
+			file := filepath.Join("testdata", "mapping", tc.name+".json")
+			if *update {
+				if err := os.WriteFile(file, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(want, got.Bytes()) {
+				t.Errorf("announcement differs from %s (-update accepts):\n%s", file, got.Bytes())
+			}
+			if schemaErr != nil {
+				t.Skipf("ACP schema not available (%v)", schemaErr)
+			}
+			if err := v.ValidateValue("ToolCall", announced); err != nil {
+				t.Errorf("tool_call: %v", err)
+			}
+			if err := v.ValidateDef("SessionUpdate", wire); err != nil {
+				t.Errorf("tool_call as sent: %v", err)
 			}
 		})
 	}
