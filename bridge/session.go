@@ -184,7 +184,10 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 	mine := s.remembered
 	s.mu.Unlock()
 	subjects := exec.Subjects()
-	return policy.Strictest(rs.Evaluate(exec.ToolName(), subjects), mine.Evaluate(exec.ToolName(), subjects))
+	// Paths are judged where they land too: a symlink must neither slip
+	// past a deny rule nor stretch an allow rule (a remembered one above
+	// all: "always allow edits in src/") to wherever it points.
+	return policy.Strictest(rs.EvaluateOnDisk(exec.ToolName(), subjects), mine.EvaluateOnDisk(exec.ToolName(), subjects))
 }
 
 // setMode switches the session mode, tells the editor through both APIs

@@ -55,7 +55,10 @@ func policyFixture(t *testing.T) (*fixture, string) {
 		t.Fatal(err)
 	}
 	f.config = filepath.Join(f.ws, "cfg", "settings.json")
-	settings := `{"permissions": {"deny": ["bash(rm *)", "read(**/.env)", "write(**/victim.txt)", "edit(**/victim.txt)"]}}` + "\n"
+	// The allow rules name the symlinks as written: rules judge a path
+	// where it lands too, so they must not let a write escape the project.
+	settings := `{"permissions": {"deny": ["bash(rm *)", "read(**/.env)", "write(**/victim.txt)", "edit(**/victim.txt)"],
+		"allow": ["write(link-out/**)", "write(link-secret)", "edit(link-secret)"]}}` + "\n"
 	if err := os.WriteFile(f.config, []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
