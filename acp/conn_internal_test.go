@@ -1,10 +1,12 @@
 package acp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -57,5 +59,61 @@ func TestConnIDFreeWhenReplyIsWritten(t *testing.T) {
 				t.Error("id 1 was still in flight when its reply was written")
 			}
 		})
+	}
+}
+
+// TestDecodeResponseNullMembers: a null "error" beside a "result" is no error (JSON-RPC
+// peers that serialise both members write it), and a null "result" beside an error is no
+// result; a response with neither, or with both non-null, is still invalid.
+func TestDecodeResponseNullMembers(t *testing.T) {
+	tests := []struct {
+		name, line string
+		result     string // the result kept, for a success
+		errCode    int64  // the error kept, for an error response
+		invalid    bool   // answered with -32600 and dropped
+	}{
+		{"null error after result", `{"jsonrpc":"2.0","id":1,"result":{},"error":null}`, `{}`, 0, false},
+		{"null error before result", `{"jsonrpc":"2.0","id":1,"error":null,"result":{"a":1}}`, `{"a":1}`, 0, false},
+		{"null error, null result", `{"jsonrpc":"2.0","id":1,"result":null,"error":null}`, `null`, 0, false},
+		{"null result", `{"jsonrpc":"2.0","id":1,"result":null}`, `null`, 0, false},
+		{"null result with error", `{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":-32000,"message":"x"}}`, "", -32000, false},
+		{"error then null result", `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"x"},"result":null}`, "", -32001, false},
+		{"null error alone", `{"jsonrpc":"2.0","id":1,"error":null}`, "", 0, true},
+		{"result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32000,"message":"x"}}`, "", 0, true},
+	}
+	for _, tc := range tests {
+		for _, fast := range []bool{true, false} {
+			name := tc.name + map[bool]string{true: "/fast", false: "/encoding-json"}[fast]
+			t.Run(name, func(t *testing.T) {
+				line := tc.line
+				if !fast {
+					line = " " + line // not a bare object: fastEnvelope declines it
+				}
+				var written bytes.Buffer
+				s := &lineStream{r: bufio.NewReader(strings.NewReader(line + "\n")), w: &written, log: func(string, ...any) {}}
+				m, err := s.readMessage()
+				if tc.invalid {
+					if err == nil || !strings.Contains(written.String(), `"code":-32600`) {
+						t.Fatalf("read %+v, %v, wrote %q; want the line answered with -32600 and dropped", m, err, written.String())
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("read: %v (wrote %q)", err, written.String())
+				}
+				if written.Len() != 0 {
+					t.Errorf("answered a response with %q", written.String())
+				}
+				if m.isCall || string(m.id) != "1" {
+					t.Fatalf("read %+v, want a response to id 1", m)
+				}
+				switch {
+				case tc.errCode != 0 && (m.err == nil || m.err.Code != tc.errCode || m.result != nil):
+					t.Errorf("error %+v, result %q; want error %d and no result", m.err, m.result, tc.errCode)
+				case tc.errCode == 0 && (m.err != nil || string(m.result) != tc.result):
+					t.Errorf("error %+v, result %q; want result %s", m.err, m.result, tc.result)
+				}
+			})
+		}
 	}
 }

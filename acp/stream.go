@@ -338,6 +338,15 @@ func (s *lineStream) decode(line []byte) (message, bool) {
 			return message{}, false
 		}
 	} else {
+		// A null member of a response counts as absent: peers whose JSON-RPC types carry
+		// both members write "error":null beside a result (and "result":null beside an
+		// error). A null result alone is a result.
+		if isNull(m.Error) {
+			m.Error = nil
+		}
+		if m.Error != nil && isNull(m.Result) {
+			m.Result = nil
+		}
 		if m.ID == nil || !idOK || (m.Result == nil) == (m.Error == nil) {
 			s.replyError(nil, CodeInvalidRequest, "invalid request: neither a request nor a response")
 			return message{}, false

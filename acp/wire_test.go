@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -221,3 +223,83 @@ func TestConnClosed(t *testing.T) {
 }
 
 func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
+
+// TestConnResponseNullMembers: a response with "error":null beside its result completes the
+// call with that result, one with "result":null beside an error fails it with that error, and
+// neither is answered.
+func TestConnResponseNullMembers(t *testing.T) {
+	agentEnd, peerEnd := net.Pipe()
+	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	defer conn.Close()
+	lines := make(chan []byte, 16) // everything the agent writes, read at once so it never blocks
+	go func() {
+		r := newReader(peerEnd)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- line
+		}
+	}()
+	send := func(line string) {
+		if _, err := peerEnd.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		reply   string // %s is the request's id
+		errCode int64
+	}{
+		{`{"jsonrpc":"2.0","id":%s,"result":{},"error":null}`, 0},
+		{`{"jsonrpc":"2.0","id":%s,"error":null,"result":{}}`, 0},
+		{`{"jsonrpc":"2.0","id":%s,"result":null,"error":{"code":-32002,"message":"nope"}}`, acp.CodeResourceNotFound},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			// Without the fix the call would wait for a response that never comes.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := conn.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: "s1", Path: "/a", Content: "x"})
+			done <- err
+		}()
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		line := <-lines
+		if err := json.Unmarshal(line, &req); err != nil {
+			t.Fatalf("request %q: %v", line, err)
+		}
+		send(fmt.Sprintf(tc.reply, req.ID))
+		err := <-done
+		var ae *acp.Error
+		switch {
+		case tc.errCode == 0 && err != nil:
+			t.Fatalf("reply %s: %v, want success (agent wrote %q)", tc.reply, err, drain(lines))
+		case tc.errCode != 0 && (!errors.As(err, &ae) || ae.Code != tc.errCode):
+			t.Fatalf("reply %s: %v, want the peer's %d (agent wrote %q)", tc.reply, err, tc.errCode, drain(lines))
+		}
+	}
+	// Nothing was written back: the next line is the answer to this request.
+	send(`{"jsonrpc":"2.0","id":"next","method":"initialize","params":{"protocolVersion":1}}`)
+	if line := <-lines; !bytes.Contains(line, []byte(`"id":"next"`)) {
+		t.Fatalf("agent wrote %q, want the answer to id \"next\" (a response was answered)", line)
+	}
+}
+
+// drain returns the lines waiting in lines.
+func drain(lines <-chan []byte) []string {
+	var out []string
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return out
+			}
+			out = append(out, string(l))
+		default:
+			return out
+		}
+	}
+}
