@@ -242,7 +242,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // NotifyRaw sends a notification whose params are already JSON, copying them into the message
 // as they are. params must be valid JSON as encoding/json writes it (compact, e.g. the output
 // of json.Marshal or read back from a file it wrote): it is not re-validated, only checked for
-// line breaks, which would break the framing (such params are compacted, and validated, first).
+// line breaks, which would break the framing (such params are compacted, and validated, first),
+// and for bytes that are not UTF-8, which are sent as \ufffd.
 func (c *Conn) NotifyRaw(ctx context.Context, method string, params json.RawMessage) error {
 	buf := getBuf()
 	b := append(*buf, `{"jsonrpc":"2.0","method":`...)

@@ -163,8 +163,10 @@ func appendSessionNotification(dst []byte, n *SessionNotification) ([]byte, erro
 }
 
 // appendTrustedRaw appends raw JSON the caller vouches for (valid, produced by encoding/json
-// or this package). Only the framing is checked, cheaply: raw JSON holding a line break (which
-// can only be insignificant whitespace) is compacted, and with it validated.
+// or this package). Only the framing and the encoding are checked, cheaply: raw JSON holding
+// a line break (which can only be insignificant whitespace) is compacted, and with it
+// validated; bytes that are not UTF-8 (which encoding/json leaves in a json.RawMessage) are
+// sent as \ufffd (see appendValidUTF8).
 func appendTrustedRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	if len(raw) == 0 {
 		return nil, errEmptyRaw
@@ -172,5 +174,5 @@ func appendTrustedRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
 		return appendRaw(dst, raw)
 	}
-	return append(dst, raw...), nil
+	return appendValidUTF8(dst, raw), nil
 }

@@ -266,22 +266,51 @@ func appendTaggedGeneric(dst []byte, key, union string, v variant) ([]byte, erro
 	if _, unknown := v.(unknownVariant); unknown {
 		return appendRaw(dst, body)
 	}
-	return append(dst, body...), nil
+	return appendValidUTF8(dst, body), nil
 }
 
-// appendMarshal appends encoding/json's encoding of v (already compact and HTML-escaped).
+// appendMarshal appends encoding/json's encoding of v (already compact and HTML-escaped),
+// made valid UTF-8 (see appendValidUTF8).
 func appendMarshal(dst []byte, v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return append(dst, b...), nil
+	return appendValidUTF8(dst, b), nil
 }
 
 // appendRaw appends raw JSON the way encoding/json emits a json.RawMessage: validated,
-// compacted and HTML-escaped.
+// compacted and HTML-escaped; and, unlike encoding/json, made valid UTF-8.
 func appendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	return appendMarshal(dst, raw)
+}
+
+// appendValidUTF8 appends the JSON text b with each byte that is not part of valid UTF-8
+// replaced by the escape \ufffd. encoding/json copies a json.RawMessage's bytes as they are
+// (rawInput, rawOutput and _meta often hold a tool's output), but every line on the wire must
+// be UTF-8. In valid JSON such bytes can only be inside strings, where the escape stands for
+// U+FFFD, exactly what encoding/json writes for them in a Go string (see appendString).
+// Valid input, the usual case, costs one utf8.Valid scan and no allocation of its own.
+func appendValidUTF8(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
+	start := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(append(dst, b[start:i]...), `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, b[start:]...)
 }
 
 // appendRawMember appends key and raw unless raw is empty (`omitempty` on a json.RawMessage).

@@ -98,7 +98,7 @@ func (s *lineStream) WriteObject(obj any) error {
 		defer putBuf(buf)
 		return s.writeLine(*buf)
 	}
-	data, err := json.Marshal(obj)
+	data, err := appendMarshal(nil, obj)
 	if err != nil {
 		return fmt.Errorf("acp: encoding message: %w", err)
 	}

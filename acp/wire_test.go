@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -301,5 +302,96 @@ func drain(lines <-chan []byte) []string {
 		default:
 			return out
 		}
+	}
+}
+
+// TestOutboundLinesAreUTF8: raw JSON the agent sends (rawInput, rawOutput, _meta, raw
+// updates and params, results, error data) may hold bytes that are not UTF-8, e.g. a tool's
+// output; every line written is still valid UTF-8 and JSON, each such byte sent as \ufffd.
+func TestOutboundLinesAreUTF8(t *testing.T) {
+	const bad = "\xff\xfe ok \xc3"
+	raw := json.RawMessage(`{"p":"` + bad + `"}`)
+	routes := acp.Router{
+		"_test/result": acp.SyncRoute(func(context.Context, *struct{}) (*struct {
+			Meta acp.Meta `json:"_meta"`
+		}, error) {
+			return &struct {
+				Meta acp.Meta `json:"_meta"`
+			}{Meta: raw}, nil
+		}),
+		"_test/error": acp.SyncRoute(func(context.Context, *struct{}) (*struct{}, error) {
+			return nil, &acp.Error{Code: acp.CodeResourceNotFound, Message: "no " + bad, Data: raw}
+		}),
+	}
+	agentEnd, peerEnd := net.Pipe()
+	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithRoutes(routes))
+	defer conn.Close()
+	r := newReader(peerEnd)
+	readLine := func() []byte {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return line
+	}
+	ctx := context.Background()
+	// each case makes the agent write one line, which the test then reads.
+	tests := []struct {
+		name string
+		send func() error
+	}{
+		{"tool_call", func() error {
+			return conn.Update(ctx, "s1", acp.Update(&acp.ToolCall{ToolCallID: "c", Title: "t", RawInput: raw, RawOutput: raw, Meta: raw}))
+		}},
+		{"tool_call_update", func() error {
+			return conn.Update(ctx, "s1", acp.Update(&acp.ToolCallUpdate{ToolCallID: "c", RawInput: raw, RawOutput: raw, Meta: raw}))
+		}},
+		{"text chunk meta", func() error {
+			return conn.Update(ctx, "s1", acp.Update(&acp.AgentMessageChunk{Content: acp.ContentBlock{Value: &acp.TextContent{Text: bad, Meta: raw}}, Meta: raw}))
+		}},
+		{"plan (generic encoder)", func() error {
+			return conn.Update(ctx, "s1", acp.Update(&acp.Plan{Entries: []acp.PlanEntry{}, Meta: raw}))
+		}},
+		{"notification meta", func() error {
+			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x"), Meta: raw})
+		}},
+		{"UpdateRaw", func() error {
+			return conn.UpdateRaw(ctx, "s1", json.RawMessage(`{"sessionUpdate":"plan","entries":[],"_meta":`+string(raw)+`}`))
+		}},
+		{"NotifyRaw", func() error { return conn.NotifyRaw(ctx, "_test/n", raw) }},
+		{"Notify raw params", func() error { return conn.Notify(ctx, "_test/n", raw) }},
+		{"Notify struct", func() error {
+			return conn.Notify(ctx, "_test/n", struct {
+				R json.RawMessage `json:"r"`
+			}{raw})
+		}},
+		{"request params", func() error {
+			go func() { _ = conn.Call(ctx, "_test/call", raw, nil) }()
+			return nil
+		}},
+		{"result", func() error {
+			_, err := peerEnd.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"_test/result","params":{}}` + "\n"))
+			return err
+		}},
+		{"error data", func() error {
+			_, err := peerEnd.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"_test/error","params":{}}` + "\n"))
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			errc := make(chan error, 1)
+			go func() { errc <- tc.send() }()
+			line := readLine()
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+			if !utf8.Valid(line) || !json.Valid(line) {
+				t.Fatalf("wrote %q: not valid UTF-8 JSON", line)
+			}
+			if !bytes.Contains(line, []byte(`\ufffd\ufffd ok \ufffd`)) {
+				t.Errorf("wrote %q: the invalid bytes are not each \\ufffd", line)
+			}
+		})
 	}
 }
