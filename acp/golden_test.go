@@ -154,7 +154,9 @@ func goldens() []golden {
 		{"update_session_info_update_clear", "SessionUpdate", u(&acp.SessionInfoUpdate{Title: acp.Null[string]()})},
 		{"update_usage_update", "SessionUpdate", u(&acp.UsageUpdate{Used: 1200, Size: 200000, Cost: &acp.Cost{Amount: 0.25, Currency: "USD", Meta: meta("cost")}, Meta: meta("uu")})},
 		{"update_notice", "SessionUpdate", u(&acp.Notice{Severity: acp.NoticeWarning, Title: "Rate limited", Description: acp.Ptr("Retrying"), Meta: meta("n")})},
-		{"update_compaction_update", "SessionUpdate", u(&acp.CompactionUpdate{CompactionID: "cmp-1", Status: acp.CompactionCompleted, Summary: []acp.ContentBlock{textBlock()}, Error: acp.Ptr("none"), Meta: meta("cu")})},
+		{"update_compaction_update", "SessionUpdate", u(&acp.CompactionUpdate{CompactionID: "cmp-1", Status: acp.CompactionCompleted, Summary: acp.Some([]acp.ContentBlock{textBlock()}), Error: acp.Some("none"), Meta: acp.Some(meta("cu"))})},
+		{"update_compaction_update_clear", "SessionUpdate", u(&acp.CompactionUpdate{CompactionID: "cmp-1", Status: acp.CompactionFailed, Summary: acp.Null[[]acp.ContentBlock](), Error: acp.Null[string](), Meta: acp.Null[acp.Meta]()})},
+		{"update_compaction_update_unchanged", "SessionUpdate", u(&acp.CompactionUpdate{CompactionID: "cmp-1", Status: acp.CompactionInProgress})},
 		{"update_compaction_summary_chunk", "SessionUpdate", u(&acp.CompactionSummaryChunk{CompactionID: "cmp-1", Content: textBlock(), Meta: meta("csc")})},
 		{"session_notification", "SessionNotification", &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("hi"), Meta: meta("sn")}},
 		// Agent methods.

@@ -242,3 +242,40 @@ func TestErrorIs(t *testing.T) {
 		t.Error("NewError(-32000) is not ErrAuthRequired")
 	}
 }
+
+// TestCompactionUpdatePatch: summary, error and _meta of a compaction_update have patch
+// semantics (absent = unchanged, null = clear, a value = replace), so each of the three states
+// survives decode → encode.
+func TestCompactionUpdatePatch(t *testing.T) {
+	const head = `{"sessionUpdate":"compaction_update","compactionId":"c","status":"completed"`
+	for _, in := range []string{
+		head + `}`,
+		head + `,"summary":null,"error":null,"_meta":null}`,
+		head + `,"summary":[],"error":"quota","_meta":{"k":1}}`,
+		head + `,"summary":[{"type":"text","text":"s"}],"_meta":null}`,
+		head + `,"error":null}`,
+	} {
+		out, _, err := roundTrip[acp.SessionUpdate]([]byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if string(out) != in {
+			t.Errorf("%s re-encoded as %s", in, out)
+		}
+	}
+
+	var u acp.SessionUpdate
+	if err := json.Unmarshal([]byte(head+`,"summary":null,"error":null}`), &u); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := u.Value.(*acp.CompactionUpdate)
+	switch {
+	case !ok:
+		t.Fatalf("decoded %T", u.Value)
+	case !c.Summary.IsNull() || !c.Error.IsNull():
+		t.Errorf("summary %+v, error %+v: want both null (clear)", c.Summary, c.Error)
+	case !c.Meta.IsZero():
+		t.Errorf("_meta %+v: want absent (unchanged)", c.Meta)
+	}
+}

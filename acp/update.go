@@ -180,12 +180,15 @@ const (
 )
 
 // CompactionUpdate reports a context compaction (gated by clientCapabilities.session.compaction).
+// The first update for a CompactionID creates it; later ones patch it. Summary, Error and
+// Meta have patch semantics: absent = unchanged, [Null] = clear, [Some] = replace (an empty
+// Summary also clears it).
 type CompactionUpdate struct {
-	CompactionID string           `json:"compactionId"`
-	Status       CompactionStatus `json:"status"`
-	Summary      []ContentBlock   `json:"summary,omitzero"`
-	Error        *string          `json:"error,omitempty"`
-	Meta         Meta             `json:"_meta,omitempty"`
+	CompactionID string                   `json:"compactionId"`
+	Status       CompactionStatus         `json:"status"`
+	Summary      Optional[[]ContentBlock] `json:"summary,omitzero"`
+	Error        Optional[string]         `json:"error,omitzero"`
+	Meta         Optional[Meta]           `json:"_meta,omitzero"`
 }
 
 // CompactionSummaryChunk streams part of a compaction summary.
