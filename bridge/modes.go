@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -198,18 +199,30 @@ func isEditKind(k presentation.ToolCallKind) bool {
 
 // protectedGuard denies writes to the daemon's state directory, its policy
 // files and every .git directory: the agent cannot grant itself
-// permissions by editing settings or rewrite repository internals.
+// permissions by editing settings or rewrite repository internals. A shell
+// command is opaque, so it is denied when it names such a path at all
+// (see [policy.CommandPaths]; best effort: a command that computes the
+// path gets past it, as docs/rough_edges.md says).
 func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 	var cwd string
 	if s := a.sessionFor(exec.Scope()); s != nil {
 		cwd = s.cwd
 	}
 	for _, subj := range exec.Subjects() {
-		if subj.Kind != registry.SubjectPath || !subj.Writes {
-			continue
-		}
-		if policy.Protected(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
-			return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
+		switch {
+		case subj.Kind == registry.SubjectPath && subj.Writes:
+			if policy.Protected(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
+				return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
+			}
+		case subj.Kind == registry.SubjectCommand && cwd != "":
+			for _, cp := range policy.CommandPaths(subj.Value, cwd, os.Getenv) {
+				// Only a path that resolves counts: a word that is no
+				// path at all (too long for a file name, say) is fine.
+				abs, err := policy.Resolve(cp.Dir, cp.Path)
+				if err == nil && policy.Protected(cwd, abs, a.opts.StateDir, a.opts.Protected) {
+					return fmt.Sprintf("the command names %q, which is protected: commands may not touch the daemon's settings and state or .git internals (run git itself for the repository)", cp.Path)
+				}
+			}
 		}
 	}
 	return ""

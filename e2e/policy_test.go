@@ -72,6 +72,9 @@ func fileAttacks(state string) []toolCall {
 	w := func(id, path string) toolCall {
 		return toolCall{ID: id, Name: "write", Arguments: map[string]any{"path": path, "content": forged}}
 	}
+	sh := func(id, command string) toolCall {
+		return toolCall{ID: id, Name: "bash", Arguments: map[string]any{"command": command}}
+	}
 	return []toolCall{
 		w("dotdot", "../outside/pwned.txt"),
 		w("dotdot-deep", "sub/../../../outside/pwned.txt"),
@@ -99,6 +102,17 @@ func fileAttacks(state string) []toolCall {
 		{ID: "victim-write", Name: "write", Arguments: map[string]any{"path": "victim.txt", "content": forged}},
 		{ID: "victim-rm", Name: "bash", Arguments: map[string]any{"command": "rm -f victim.txt"}},
 		{ID: "victim-rm-chain", Name: "bash", Arguments: map[string]any{"command": "true && rm -f victim.txt"}},
+		// Commands are opaque, but the protected guard refuses any that
+		// names a protected path, in every mode.
+		sh("sh-settings", `echo '{}' > cfg/settings.json`),
+		sh("sh-settings-cd", `cd cfg && echo '{}' >settings.json`),
+		sh("sh-settings-glob", `cp small.txt cfg/*.json`),
+		sh("sh-user-settings", `mkdir -p "$XDG_CONFIG_HOME/dshd" && echo '{}' > "$XDG_CONFIG_HOME/dshd/settings.json"`),
+		sh("sh-user-settings-tilde", `echo '{}' > ~/.config/dshd/settings.json`),
+		sh("sh-project-settings", `tee .dshd/settings.json < small.txt`),
+		sh("sh-git", `echo '[core]' >> .git/config`),
+		sh("sh-git-hook", `printf '#!/bin/sh\n' > .git/hooks/pre-commit`),
+		sh("sh-state", `cp small.txt `+filepath.Join(state, "forged3.jsonl")),
 	}
 }
 
