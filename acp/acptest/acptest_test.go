@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,87 @@ func TestSchemaPathEnv(t *testing.T) {
 	t.Setenv("ACP_SCHEMA", filepath.Join(t.TempDir(), "missing.json"))
 	if _, err := acptest.SchemaPath(); !errors.Is(err, acptest.ErrNoSchema) {
 		t.Fatalf("err %v, want ErrNoSchema", err)
+	}
+}
+
+// TestSchemaPathInterop: with no $ACP_SCHEMA and no ../shared beside the clone, the schema is
+// found in the official SDK that `make interop` installs under interop/node_modules.
+func TestSchemaPathInterop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "clone")
+	want := filepath.Join(root, "interop", "node_modules", "@agentclientprotocol", "sdk", "schema", "v1", "schema.json")
+	sub := filepath.Join(root, "acp", "acptest")
+	for _, dir := range []string{filepath.Dir(want), sub} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/clone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, []byte("{}"), 0o644); err != nil { // a stand-in: only the path matters
+		t.Fatal(err)
+	}
+	t.Setenv("ACP_SCHEMA", "")
+	t.Chdir(sub)
+	got, err := acptest.SchemaPath()
+	if err != nil || got != want {
+		t.Fatalf("SchemaPath() = %q, %v; want %q", got, err, want)
+	}
+}
+
+// fakeTB records how SchemaOrSkip ends a test; Skipf and Fatalf stop it by panicking.
+type fakeTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+type stopped struct{}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Skipf(format string, args ...any) {
+	f.skipped = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.failed = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+func (f *fakeTB) Fatal(args ...any) {
+	f.failed = fmt.Sprint(args...)
+	panic(stopped{})
+}
+
+// TestSchemaRequired: without the schema SchemaOrSkip skips, unless ACP_SCHEMA_REQUIRED=1
+// (as in CI), where it fails the test with the same message.
+func TestSchemaRequired(t *testing.T) {
+	t.Setenv("ACP_SCHEMA", filepath.Join(t.TempDir(), "missing.json"))
+	for _, tc := range []struct {
+		required string
+		fail     bool
+	}{{"", false}, {"0", false}, {"1", true}} {
+		t.Run("ACP_SCHEMA_REQUIRED="+tc.required, func(t *testing.T) {
+			t.Setenv("ACP_SCHEMA_REQUIRED", tc.required)
+			f := &fakeTB{TB: t}
+			func() {
+				defer func() {
+					if p := recover(); p != nil && p != (stopped{}) {
+						panic(p)
+					}
+				}()
+				acptest.SchemaOrSkip(f)
+			}()
+			switch {
+			case tc.fail && (f.failed == "" || f.skipped != ""):
+				t.Errorf("skipped %q, failed %q; want a failure", f.skipped, f.failed)
+			case !tc.fail && (f.skipped == "" || f.failed != ""):
+				t.Errorf("skipped %q, failed %q; want a skip", f.skipped, f.failed)
+			}
+			for _, msg := range []string{f.skipped, f.failed} {
+				if msg != "" && !strings.Contains(msg, "ACP schema not found") {
+					t.Errorf("message %q does not say why", msg)
+				}
+			}
+		})
 	}
 }
 

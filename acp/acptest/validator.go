@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -21,10 +22,15 @@ var ErrNoSchema = errors.New("acptest: ACP schema not found")
 // schemaBase is the URL the schema document is registered under; it has no $id of its own.
 const schemaBase = "https://agentclientprotocol.com/schema/v1/schema.json"
 
+// sdkSchema is where the official npm package @agentclientprotocol/sdk keeps the schema, under
+// a node_modules directory.
+var sdkSchema = filepath.Join("@agentclientprotocol", "sdk", "schema", "v1", "schema.json")
+
 // SchemaPath finds the official ACP v1 schema: $ACP_SCHEMA if set; otherwise, walking up from
 // the working directory, the first <dir>/../shared/acp/schema.json (the layout where the
-// project's clone has shared/ beside it) or <dir>/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json
-// (the official npm package). The schema is never copied into the project.
+// project's clone has shared/ beside it), <dir>/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json
+// (the official npm package) or <dir>/interop/node_modules/… (the same package, where
+// `make interop` installs it in the module root). The schema is never copied into the project.
 func SchemaPath() (string, error) {
 	if p := os.Getenv("ACP_SCHEMA"); p != "" {
 		if _, err := os.Stat(p); err != nil {
@@ -39,7 +45,8 @@ func SchemaPath() (string, error) {
 	for {
 		for _, c := range []string{
 			filepath.Join(filepath.Dir(dir), "shared", "acp", "schema.json"),
-			filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "schema", "v1", "schema.json"),
+			filepath.Join(dir, "node_modules", sdkSchema),
+			filepath.Join(dir, "interop", "node_modules", sdkSchema),
 		} {
 			if _, err := os.Stat(c); err == nil {
 				return c, nil
@@ -47,7 +54,7 @@ func SchemaPath() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("%w: set ACP_SCHEMA or put the official schema at ../shared/acp/schema.json beside the repository", ErrNoSchema)
+			return "", fmt.Errorf("%w: set ACP_SCHEMA, put the official schema at ../shared/acp/schema.json beside the repository or run npm ci in interop/", ErrNoSchema)
 		}
 		dir = parent
 	}
@@ -103,11 +110,16 @@ func LoadValidatorFile(path string) (*Validator, error) {
 }
 
 // SchemaOrSkip returns the validator, or skips the test with a message saying why when the
-// schema file is absent. Any other load failure fails the test.
+// schema file is absent. With ACP_SCHEMA_REQUIRED=1 in the environment (as in CI, so that it
+// cannot pass with the schema checks skipped) an absent schema fails the test instead. Any
+// other load failure fails the test.
 func SchemaOrSkip(t testing.TB) *Validator {
 	t.Helper()
 	v, err := LoadValidator()
 	if errors.Is(err, ErrNoSchema) {
+		if required, _ := strconv.ParseBool(os.Getenv("ACP_SCHEMA_REQUIRED")); required {
+			t.Fatalf("skipping ACP schema checks: %v (and ACP_SCHEMA_REQUIRED is set, so that fails)", err)
+		}
 		t.Skipf("skipping ACP schema checks: %v", err)
 	}
 	if err != nil {
