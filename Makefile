@@ -4,7 +4,7 @@ BIN     := bin/dshd
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test bench bench-table fuzz interop demo fmt-check faults golden clean
+.PHONY: build test bench bench-table fuzz interop interop-deps demo fmt-check faults golden clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/dshd
@@ -25,8 +25,13 @@ fuzz:
 	done
 
 # The official TypeScript client SDK drives the built binary (needs Node and npm).
-interop: build
-	cd interop && npm ci --no-audit --no-fund && node --test
+interop: build interop-deps
+	cd interop && node --test
+
+# Installs the official SDK (npm registry only); its copy of the ACP schema is what the
+# protocol tests validate against when ../shared/acp/schema.json is absent.
+interop-deps:
+	cd interop && npm ci --no-audit --no-fund
 
 # Builds dshd and runs one real ACP session on the embedded demo script,
 # printing a readable transcript.
