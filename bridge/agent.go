@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,7 +83,21 @@ type Options struct {
 	// NewSessionID generates session ids (default: 128 random bits in
 	// hex); tests inject a deterministic one.
 	NewSessionID func() string
+	// Extensions, optional, answers ACP extension requests: each key is a
+	// method name, which must start with "_" (ACP reserves the others; New
+	// panics otherwise), and its handler's result is the reply. An error
+	// is sent as a JSON-RPC error: the code of an [acp.Error] it wraps, or
+	// -32603. Handlers run on their own goroutine, with a context that
+	// ends when the request is cancelled or the connection closes.
+	// Requests must carry params (an object, {} if there is nothing to
+	// say). Extension requests not listed here, and extension
+	// notifications, are answered -32601 and ignored as before.
+	Extensions map[string]Extension
 }
+
+// Extension handles one ACP extension request (see [Options.Extensions]):
+// params are the request's params as received.
+type Extension func(ctx context.Context, params json.RawMessage) (any, error)
 
 // MCPConnector connects a session's MCP servers and returns their tools
 // (already named and validated by the connector). Close, when the session
@@ -141,6 +157,11 @@ func New(opts Options) *Agent {
 	}
 	if opts.DefaultMode == "" || modeByID(opts.DefaultMode) == nil {
 		opts.DefaultMode = ModeDefault
+	}
+	for name := range opts.Extensions {
+		if !strings.HasPrefix(name, "_") {
+			panic(fmt.Sprintf("bridge: extension method %q must start with \"_\"", name))
+		}
 	}
 	if opts.Pipeline == nil {
 		opts.Pipeline = pipeline.New(opts.Registry, pipeline.WithLogger(opts.Logger))

@@ -76,7 +76,7 @@ func (c *conn) peer() peer {
 }
 
 func (c *conn) routes() acp.Router {
-	return acp.Router{
+	r := acp.Router{
 		acp.MethodInitialize:             acp.SyncRoute(c.initialize),
 		acp.MethodAuthenticate:           acp.StagedRoute(c.authenticate),
 		acp.MethodLogout:                 acp.StagedRoute(c.logout),
@@ -91,6 +91,28 @@ func (c *conn) routes() acp.Router {
 		acp.MethodSessionPrompt:          acp.StagedRoute(c.prompt),
 		acp.MethodSessionCancel:          acp.NotificationRoute(c.cancel),
 	}
+	// Extension names start with "_" (checked by New), so they never
+	// shadow a protocol method; the others stay unknown (-32601).
+	for name, h := range c.agent.opts.Extensions {
+		r[name] = extensionRoute(name, h)
+	}
+	return r
+}
+
+// extensionRoute runs an extension handler on its own goroutine: it may be
+// slow, and must not hold up the read goroutine. The params arrive as
+// received (acp checks that they are present).
+func extensionRoute(name string, h Extension) acp.Route {
+	return acp.AsyncRoute(func(ctx context.Context, p *json.RawMessage) (*any, error) {
+		res, err := h(ctx, *p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if res == nil {
+			return nil, nil // replied as {}: results are objects
+		}
+		return &res, nil
+	})
 }
 
 // SupportedProtocolVersion is the ACP version the bridge speaks.
