@@ -94,7 +94,9 @@
 // hand-written encoder). Updates that are already JSON, such as those a durable session log
 // replays, go out with [ClientConn.UpdateRaw] or [ClientConn.SessionUpdateRaw] ([Conn.NotifyRaw]
 // in general), copied and never re-validated. session/update params are decoded in one pass
-// after the envelope scan.
+// after the envelope scan. Every line written is valid UTF-8: raw JSON (rawInput, rawOutput,
+// _meta, raw params) that holds bytes that are not UTF-8, which encoding/json would copy as
+// they are, goes out with each such byte as \ufffd.
 //
 // Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
 // %w); it is converted to a JSON-RPC error once, at the edge.
