@@ -145,6 +145,8 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Logger:      log,
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
+		// Diagnostics for the fault suite and for operators.
+		Extensions: map[string]bridge.Extension{statsMethod: readStats},
 		// A closed session's background commands end with it, and the
 		// loop forgets its per-session model choice.
 		OnSessionClose: func(info bridge.SessionInfo) {
