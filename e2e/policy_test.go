@@ -252,6 +252,8 @@ func TestFaultPolicy(t *testing.T) {
 	conn := p.client(t, c)
 	ctx := callCtx(t, 2*time.Minute)
 	initialize(t, conn)
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
 	newSession := func(mode string) string {
 		s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
 		if err != nil {
@@ -296,6 +298,8 @@ func TestFaultPolicy(t *testing.T) {
 			t.Logf("%s mode: asked for %v", mode, slices.Sorted(maps.Keys(asks.asked)))
 			clear(asks.asked)
 			asks.mu.Unlock()
+			closeSession(t, conn, sid)
+			expectBaseline(t, "files/"+mode, stats, base)
 		})
 	}
 
@@ -307,13 +311,15 @@ func TestFaultPolicy(t *testing.T) {
 			t.Errorf("go version itself ended %q", st["allowed"])
 		}
 		asks.mu.Lock()
-		defer asks.mu.Unlock()
 		for i, cmd := range chainAttempts {
 			id := "chain-" + string(rune('a'+i))
 			if st[id] != acp.ToolCallFailed {
 				t.Errorf("%q after allow_always on `go version` ended %q (asked %d times), want failed", cmd, st[id], asks.asked[id])
 			}
 		}
+		asks.mu.Unlock()
+		closeSession(t, conn, sid)
+		expectBaseline(t, "chain", stats, base)
 	})
 
 	t.Run("limits", func(t *testing.T) {
@@ -346,6 +352,8 @@ func TestFaultPolicy(t *testing.T) {
 			}
 		}
 		t.Logf("longest texts %v; largest updates in bytes %v", longest, sizes)
+		closeSession(t, conn, sid)
+		expectBaseline(t, "limits", stats, base)
 	})
 
 	for name, dir := range protected {
@@ -406,7 +414,14 @@ func TestFaultPolicyBypassRoots(t *testing.T) {
 	asks := &asksRecorder{asked: map[string]int{}}
 	c := &acptest.Client{Permission: asks.policy}
 	conn := p.client(t, c)
-	sid := open(t, conn, f.ws, acp.ClientCapabilities{})
+	initialize(t, conn)
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
+	s, err := conn.NewSession(callCtx(t, 20*time.Second), &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	sid := s.SessionID
 	setMode(t, conn, sid, "bypassPermissions")
 	resp, err := prompt(callCtx(t, time.Minute), conn, sid, "escapes")
 	if err != nil {
@@ -426,4 +441,6 @@ func TestFaultPolicyBypassRoots(t *testing.T) {
 			t.Errorf("%s in bypassPermissions mode ended %q, want completed", id, st[id])
 		}
 	}
+	closeSession(t, conn, sid)
+	expectBaseline(t, "bypass roots", stats, base)
 }
