@@ -130,7 +130,8 @@ func waitForSleep(t *testing.T, p *proc, _ *acptest.Client, _ string, _ <-chan s
 
 // checkLoads starts a new daemon on f, lists the sessions, loads sid and
 // checks that the replay holds the texts, in order, as user or agent
-// message chunks.
+// message chunks. Then it closes the session: the daemon's goroutines and
+// file descriptors must be back at their baseline after initialize.
 func checkLoads(t *testing.T, f *fixture, sid string, texts []string) *acptest.Client {
 	t.Helper()
 	p := f.start(t)
@@ -140,6 +141,8 @@ func checkLoads(t *testing.T, f *fixture, sid string, texts []string) *acptest.C
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
 		t.Fatal(err)
 	}
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
 	list, err := conn.ListSessions(ctx, &acp.ListSessionsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +180,8 @@ func checkLoads(t *testing.T, f *fixture, sid string, texts []string) *acptest.C
 		rest = rest[i+1:]
 	}
 	acptest.CheckSchema(t, c.Recorder)
+	closeSession(t, conn, sid)
+	expectBaseline(t, "load after the restart", stats, base)
 	return c
 }
 

@@ -160,6 +160,8 @@ func TestFaultKill9(t *testing.T) {
 	c := &acptest.Client{}
 	conn := p.client(t, c)
 	initialize(t, conn)
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
 	ctx := callCtx(t, 30*time.Second)
 	if _, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: f.ws}); err != nil {
 		t.Fatalf("session/resume: %v", err)
@@ -177,6 +179,8 @@ func TestFaultKill9(t *testing.T) {
 		}
 	}
 	acptest.CheckSchema(t, c.Recorder)
+	closeSession(t, conn, sid)
+	expectBaseline(t, "resume after the kills", stats, base)
 	_ = p.stdin.Close() // one daemon per session log at a time
 	if !p.waitExit(5 * time.Second) {
 		t.Fatal("the daemon did not exit after stdin closed")

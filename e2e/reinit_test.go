@@ -46,7 +46,14 @@ func TestFaultReinitializeRace(t *testing.T) {
 	p := startProc(t, bin, f.ws, env, "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
 	c := &acptest.Client{Permission: acptest.AllowOnce}
 	conn := p.client(t, c)
-	sid := open(t, conn, f.ws, acp.ClientCapabilities{})
+	initialize(t, conn)
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
+	s, err := conn.NewSession(callCtx(t, 20*time.Second), &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	sid := s.SessionID
 	done := make(chan error, 1)
 	go func() {
 		_, err := prompt(context.Background(), conn, sid, "go")
@@ -71,4 +78,8 @@ func TestFaultReinitializeRace(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.ws, "out.txt")); err != nil {
 		t.Errorf("the turn's writes did not happen: %v", err)
 	}
+	// The connection survived the initialize storm: what the session held
+	// is freed when it closes.
+	closeSession(t, conn, sid)
+	expectBaseline(t, "reinitialize race", stats, base)
 }
