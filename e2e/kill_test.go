@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -76,6 +77,23 @@ func events(updates []acp.SessionNotification) []string {
 	return out
 }
 
+// updatesOf is every session/update of sid as JSON: its kind and its
+// whole content, to compare what a client received with a replay.
+func updatesOf(t *testing.T, updates []acp.SessionNotification, sid string) []string {
+	var out []string
+	for _, n := range updates {
+		if n.SessionID != sid {
+			continue
+		}
+		b, err := json.Marshal(n.Update)
+		if err != nil {
+			t.Fatalf("encoding a received update: %v", err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
 // missingFrom returns the first element of want that is not found, in
 // order, in got ("" when want is a subsequence of got).
 func missingFrom(got, want []string) (string, bool) {
@@ -98,6 +116,12 @@ func missingFrom(got, want []string) (string, bool) {
 // was answered before the kill (user prompts, agent text, tool call
 // statuses, in order); at the end the session resumes and a turn runs to
 // its end.
+//
+// Of a turn the kill cut short, every update the client had received
+// must be replayed too, identical and in order: the bridge logs each
+// update (written through) before it sends it, so only an update being
+// written at the instant of the kill may be missing, and the client never
+// received that one.
 func TestFaultKill9(t *testing.T) {
 	rounds := killRounds(t)
 	f := newFixture(t, busyTurns(2*rounds+2))
@@ -107,7 +131,10 @@ func TestFaultKill9(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
 	var sid string
 	var complete []string // events of the turns answered before a kill
-	killedMidTurn := 0
+	// received is every update the client received in the turns, those
+	// cut short by a kill included.
+	var received []string
+	killedMidTurn, killedUpdates := 0, 0
 	for round := range rounds {
 		p := f.start(t)
 		c := &acptest.Client{}
@@ -127,6 +154,9 @@ func TestFaultKill9(t *testing.T) {
 			if miss, ok := missingFrom(events(c.Updates()), complete); ok {
 				t.Fatalf("round %d: the replay lost %q of a turn answered before the kill", round, miss)
 			}
+			if miss, ok := missingFrom(updatesOf(t, c.Updates(), sid), received); ok {
+				t.Fatalf("round %d: the replay lacks, in order, an update the client received before the kill:\n%s", round, miss)
+			}
 		}
 		before := len(c.Updates())
 		answered := make(chan error, 1)
@@ -143,17 +173,22 @@ func TestFaultKill9(t *testing.T) {
 		<-p.exited
 		select {
 		case err := <-answered:
+			// The prompt call returned: the client has read all the
+			// daemon wrote before it died.
+			got := updatesOf(t, c.Updates()[before:], sid)
+			received = append(received, got...)
 			if err == nil { // answered before the kill: its events are complete
 				complete = append(complete, events(c.Updates()[before:])...)
 			} else {
 				killedMidTurn++
+				killedUpdates += len(got)
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: the prompt call never returned after the daemon died", round)
 		}
 		acptest.CheckSchema(t, c.Recorder)
 	}
-	t.Logf("%d rounds, %d kills landed mid-turn", rounds, killedMidTurn)
+	t.Logf("%d rounds, %d kills landed mid-turn, after the client had received %d updates of those turns", rounds, killedMidTurn, killedUpdates)
 
 	// Resume (no replay) and finish a turn.
 	p := f.start(t)
@@ -185,5 +220,11 @@ func TestFaultKill9(t *testing.T) {
 	if !p.waitExit(5 * time.Second) {
 		t.Fatal("the daemon did not exit after stdin closed")
 	}
-	checkLoads(t, f, sid, []string{"after the kills", "turn complete"})
+	// The last kill's turn was checked by no load yet: this one replays
+	// everything, the resumed turn included.
+	received = append(received, updatesOf(t, c.Updates(), sid)...)
+	replay := checkLoads(t, f, sid, []string{"after the kills", "turn complete"})
+	if miss, ok := missingFrom(updatesOf(t, replay.Updates(), sid), received); ok {
+		t.Errorf("the final replay lacks, in order, an update the client received:\n%s", miss)
+	}
 }
