@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,8 +10,8 @@ import (
 
 // TestMemoryTenTurns runs 10 consecutive 1,000-call turns on one daemon,
 // each in a new session closed afterwards, and logs VmRSS, file
-// descriptors and threads after each. It fails on a leak only: descriptors
-// must return to their baseline after every session/close, and the
+// descriptors and threads after each. It fails on a leak only: goroutines and
+// descriptors must return to their baseline after every session/close, and the
 // resident set after the last turn must stay within a wide margin of the
 // one after the second (the first turns warm the heap up). A session's own
 // history legitimately grows with its turns, which is why every turn gets
@@ -20,16 +21,15 @@ func TestMemoryTenTurns(t *testing.T) {
 	p := f.start(t)
 	_, conn := p.leanClient(t)
 	initialize(t, conn)
-	baseFDs := fdCount(p.pid())
+	stats := connStats(conn)
+	base := statsBaseline(t, stats)
 	var rss []int64
 	for turn := range 10 {
 		sid := runTurn(t, conn, f.ws)
 		if _, err := conn.CloseSession(callCtx(t, 30*time.Second), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
 			t.Fatalf("session/close: %v", err)
 		}
-		if !eventually(5*time.Second, func() bool { return fdCount(p.pid()) <= baseFDs }) {
-			t.Errorf("turn %d: %d file descriptors after session/close, %d before the first turn", turn+1, fdCount(p.pid()), baseFDs)
-		}
+		expectBaseline(t, fmt.Sprintf("turn %d", turn+1), stats, base)
 		kb, err := procStatusKB(p.pid(), "VmRSS")
 		if err != nil {
 			t.Fatal(err)
