@@ -18,7 +18,8 @@
 //     of a turn, of a permission request and of a running command
 //     (foreground or background).
 //   - TestFaultKill9: SIGKILL of the daemon at random points of a turn, then
-//     a new daemon loads and continues the session.
+//     a new daemon loads and continues the session; its replay holds every
+//     update the client had received, of a turn cut short too.
 //   - TestFaultKill9Orphans: SIGKILL of the daemon's process group (what
 //     Zed does) while commands run; none of their processes may survive.
 //   - TestFaultReinitializeRace: initialize again during a turn, on a daemon
@@ -36,8 +37,13 @@
 // the test process's, i.e. the client's; the daemon's memory is the
 // peak-RSS-MB metric read from /proc/<pid>/status.
 //
-// The daemon has no goroutine endpoint, so "back to baseline" is checked on
-// what /proc shows of it: open file descriptors and OS threads.
+// "Back to baseline" is checked with the daemon's diagnostic extension
+// request _dshd/stats (stats_test.go), read over each scenario's own
+// connection: after initialize for the baseline, then once the scenario's
+// sessions are closed, its goroutines and open file descriptors must be
+// back to exactly that baseline (OS threads are logged only: the Go runtime
+// keeps idle ones). Scenarios whose daemon exits (disconnects, kills) are
+// checked in the daemon that loads or resumes the session afterwards.
 //
 // DSHD_E2E_RACE=1 builds the daemon with
 // the race detector. DSHD_E2E_KILLS sets how many kill -9 rounds
