@@ -11,8 +11,11 @@ import (
 )
 
 // The issue's targets: 10,000 lines with 50 scattered edits cost at most 2x
-// GNU diff -U3 on the same files (BenchmarkGNUDiff), and 100,000 lines with
-// proportional (500) edits cost at most 12x the 10,000-line case.
+// GNU diff -U3 on the same files (BenchmarkGNUDiff), and 100,000 lines cost
+// at most 12x the 10,000-line case. The issue does not say how many edits
+// the larger file has: with proportional (500) edits the work per line is
+// the same, the stricter reading; with the same 50 edits it is the same
+// change in a larger file. Both are measured.
 
 func BenchmarkHunks(b *testing.B) {
 	for _, size := range []struct {
@@ -21,6 +24,7 @@ func BenchmarkHunks(b *testing.B) {
 	}{
 		{"10k_lines_50_edits", 10_000, 50},
 		{"100k_lines_500_edits", 100_000, 500},
+		{"100k_lines_50_edits", 100_000, 50},
 	} {
 		before, after := editLines(size.lines, size.edits, 1)
 		b.Run(size.name, func(b *testing.B) {

@@ -35,6 +35,8 @@ pipeline BenchmarkExecute/ pipeline BenchmarkBareJSON
 pipeline BenchmarkExecuteListeners/ pipeline BenchmarkBareJSON
 pipeline BenchmarkExecuteParallel/procs=1 pipeline BenchmarkBareJSON
 pipeline BenchmarkExecuteParallel/procs=2 pipeline BenchmarkExecuteParallel/procs=1
+presentation BenchmarkHunks/100k_lines_500_edits presentation BenchmarkHunks/10k_lines_50_edits cpu-ns/op
+presentation BenchmarkHunks/100k_lines_50_edits presentation BenchmarkHunks/10k_lines_50_edits cpu-ns/op
 presentation BenchmarkHunks/ presentation BenchmarkGNUDiff/
 bridge/sessionlog BenchmarkRead10k bridge/sessionlog BenchmarkReadReference10k
 bridge/sessionlog BenchmarkAppend bridge/sessionlog BenchmarkMarshalReference
