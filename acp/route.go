@@ -116,7 +116,12 @@ func (*ListSessionsRequest) paramsOptional() {}
 func decodeParams[P any](raw json.RawMessage) (*P, error) {
 	p := new(P)
 	if len(raw) == 0 || isNull(raw) {
-		if _, ok := any(p).(paramsOptional); ok {
+		switch any(p).(type) {
+		case paramsOptional:
+			return p, nil
+		case *json.RawMessage:
+			// A route taking raw params (an extension method) decides
+			// itself what no params mean; JSON-RPC lets a request omit them.
 			return p, nil
 		}
 		return nil, fmt.Errorf("%w: missing params", ErrInvalidParams)

@@ -89,9 +89,9 @@ type Options struct {
 	// is sent as a JSON-RPC error: the code of an [acp.Error] it wraps, or
 	// -32603. Handlers run on their own goroutine, with a context that
 	// ends when the request is cancelled or the connection closes.
-	// Requests must carry params (an object, {} if there is nothing to
-	// say). Extension requests not listed here, and extension
-	// notifications, are answered -32601 and ignored as before.
+	// A request without params reaches its handler with none (nil).
+	// Extension requests not listed here are answered -32601, and
+	// extension notifications are ignored.
 	Extensions map[string]Extension
 }
 

@@ -47,7 +47,7 @@ func TestExtensions(t *testing.T) {
 		{name: "acp error keeps its code", method: "_test/bad", params: struct{}{}, code: acp.CodeInvalidParams, contains: "want a name"},
 		{name: "unregistered extension", method: "_x", params: struct{}{}, code: acp.CodeMethodNotFound},
 		{name: "unregistered vendor extension", method: "_zed.dev/workspace/buffers", params: struct{}{}, code: acp.CodeMethodNotFound},
-		{name: "missing params", method: "_test/echo", params: nil, code: acp.CodeInvalidParams},
+		{name: "no params reach the handler as none", method: "_test/echo", params: nil, want: `{"got":null}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
