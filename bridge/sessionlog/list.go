@@ -121,7 +121,11 @@ func compareEntries(a, b listEntry) int {
 	if c := b.modTime.Compare(a.modTime); c != 0 {
 		return c
 	}
-	return strings.Compare(a.id, b.id)
+	// File times are only as fine as the kernel's clock tick (a few ms),
+	// so sessions touched together tie. Descending ids keep the order
+	// stable, and put the later of sequentially numbered sessions first,
+	// as their times would if they were finer.
+	return strings.Compare(b.id, a.id)
 }
 
 func readInfo(e listEntry) (Info, bool) {

@@ -16,7 +16,8 @@ func TestList(t *testing.T) {
 	warnings := captureWarnings(t)
 	dir := t.TempDir()
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	// s0 oldest … s5 newest; s3 and s4 share a modification time.
+	// s0 oldest … s5 newest; s3 and s4 share a modification time (the
+	// tie goes to the greater id).
 	mtimes := []time.Duration{0, 1, 2, 3, 3, 5}
 	for i, d := range mtimes {
 		id := fmt.Sprintf("s%d", i)
@@ -54,7 +55,7 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := ids(all), []string{"s5", "s3", "s4", "s2", "s1", "s0"}; !slices.Equal(got, want) || all.NextCursor != "" {
+	if got, want := ids(all), []string{"s5", "s4", "s3", "s2", "s1", "s0"}; !slices.Equal(got, want) || all.NextCursor != "" {
 		t.Fatalf("List = %v (cursor %q), want %v", got, all.NextCursor, want)
 	}
 	if !strings.Contains(warnings.String(), "broken") {
@@ -105,12 +106,12 @@ func TestList(t *testing.T) {
 		t.Errorf("no match: %#v", p.Sessions)
 	}
 	// A cursor stays valid when its session is deleted meanwhile.
-	first, _ := List(dir, "", "", 2) // s5, s3
-	if err := Delete(dir, "s3"); err != nil {
+	first, _ := List(dir, "", "", 2) // s5, s4
+	if err := Delete(dir, "s4"); err != nil {
 		t.Fatal(err)
 	}
 	rest, _ := List(dir, "", first.NextCursor, 10)
-	if !slices.Equal(ids(rest), []string{"s4", "s2", "s1", "s0"}) {
+	if !slices.Equal(ids(rest), []string{"s3", "s2", "s1", "s0"}) {
 		t.Errorf("after deleting the cursor's session: %v", ids(rest))
 	}
 }
