@@ -16,13 +16,9 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# Each fuzz target runs for FUZZTIME.
+# Each fuzz target runs for FUZZTIME (see scripts/fuzz.sh).
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) PKGS='$(PKGS)' scripts/fuzz.sh
 
 # The official TypeScript client SDK drives the built binary (needs Node and npm).
 interop: build interop-deps
