@@ -48,6 +48,7 @@ type session struct {
 	mcpTools    []string
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
+	landed      landedCall // see landing
 	// announced, set for a session made by session/new, is closed once its
 	// first updates (the slash commands) are sent or skipped.
 	announced chan struct{}
@@ -187,7 +188,34 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 	// Paths are judged where they land too: a symlink must neither slip
 	// past a deny rule nor stretch an allow rule (a remembered one above
 	// all: "always allow edits in src/") to wherever it points.
-	return policy.Strictest(rs.EvaluateOnDisk(exec.ToolName(), subjects), mine.EvaluateOnDisk(exec.ToolName(), subjects))
+	l := s.landing(exec, subjects)
+	return policy.Strictest(rs.EvaluateLanded(exec.ToolName(), subjects, l), mine.EvaluateLanded(exec.ToolName(), subjects, l))
+}
+
+// landing lands a call's paths once: the deny, roots and rules listeners
+// each ask for the verdict, and landing costs lstat calls. Only the rules
+// are evaluated again, so a rule remembered meanwhile still counts. One
+// entry suffices: a call's listeners run one after another, and a
+// concurrent call evicting it costs only a second landing.
+func (s *session) landing(exec *pipeline.Execution, subjects []registry.Subject) policy.Landing {
+	s.mu.Lock()
+	if s.landed.exec == exec {
+		l := s.landed.landing
+		s.mu.Unlock()
+		return l
+	}
+	s.mu.Unlock()
+	l := policy.Land(s.cwd, subjects)
+	s.mu.Lock()
+	s.landed = landedCall{exec, l}
+	s.mu.Unlock()
+	return l
+}
+
+// landedCall is the last call whose paths were landed.
+type landedCall struct {
+	exec    *pipeline.Execution
+	landing policy.Landing
 }
 
 // setMode switches the session mode, tells the editor through both APIs

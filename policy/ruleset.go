@@ -181,32 +181,55 @@ func (s RuleSet) matchesSubject(r Rule, subj *subjectView, restrictive bool) boo
 // form. A path that cannot be resolved is judged as written (root
 // confinement refuses it on its own).
 func (s RuleSet) EvaluateOnDisk(tool string, subjects []registry.Subject) Verdict {
-	written := s.Evaluate(tool, subjects)
-	if written.Decision == Deny || s.Cwd == "" {
-		return written
+	return s.EvaluateLanded(tool, subjects, Land(s.Cwd, subjects))
+}
+
+// Landing is where a call's path subjects land on disk: each resolved
+// against the cwd with [Resolve], and the cwd itself resolved. Landing a
+// call costs a few lstat per path component, so a caller that judges one
+// call against several rule sets, or several times, lands it once.
+type Landing struct {
+	cwd    string             // the resolved cwd
+	landed []registry.Subject // nil when no path subject resolved
+}
+
+// Land computes where subjects land, relative paths taken from cwd.
+func Land(cwd string, subjects []registry.Subject) Landing {
+	if cwd == "" {
+		return Landing{}
 	}
-	var landed []registry.Subject
+	l := Landing{cwd: cwd}
 	for i, subj := range subjects {
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
-		abs, err := Resolve(s.Cwd, subj.Value)
+		abs, err := Resolve(cwd, subj.Value)
 		if err != nil {
 			continue
 		}
-		if landed == nil {
-			landed = slices.Clone(subjects)
+		if l.landed == nil {
+			l.landed = slices.Clone(subjects)
 		}
-		landed[i].Value = abs
+		l.landed[i].Value = abs
 	}
-	if landed == nil {
-		return written // no path to resolve
+	if l.landed != nil {
+		if resolved, err := Resolve(string(filepath.Separator), cwd); err == nil {
+			l.cwd = resolved
+		}
+	}
+	return l
+}
+
+// EvaluateLanded is [RuleSet.EvaluateOnDisk] with the landing computed
+// beforehand: l must be Land(s.Cwd, subjects).
+func (s RuleSet) EvaluateLanded(tool string, subjects []registry.Subject, l Landing) Verdict {
+	written := s.Evaluate(tool, subjects)
+	if written.Decision == Deny || l.landed == nil {
+		return written // denied as written, or no path to judge again
 	}
 	onDisk := s
-	if cwd, err := Resolve(string(filepath.Separator), s.Cwd); err == nil {
-		onDisk.Cwd = cwd
-	}
-	v := onDisk.Evaluate(tool, landed)
+	onDisk.Cwd = l.cwd
+	v := onDisk.Evaluate(tool, l.landed)
 	if v.Decision != Deny && written.Decision == Ask {
 		return written
 	}
