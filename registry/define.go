@@ -194,10 +194,8 @@ func decodeIssue(err error) Issue {
 // its Go field: JSON Schema calls 1.0 and 2e2 integers, encoding/json
 // does not decode them into one, and a Go integer has a range.
 func numberAdvice(text string, t reflect.Type) string {
-	if f, err := strconv.ParseFloat(text, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 && strings.ContainsAny(text, ".eE") {
-		if lo, hi := goRange(t); lo == "" || (f >= mustFloat(lo) && f <= mustFloat(hi)) {
-			return fmt.Sprintf("%s is a whole number, but write it without a decimal point or exponent, as %d", text, int64(f))
-		}
+	if f, err := strconv.ParseFloat(text, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 && strings.ContainsAny(text, ".eE") && fits(t, f) {
+		return fmt.Sprintf("%s is a whole number, but write it without a decimal point or exponent, as %d", text, int64(f))
 	}
 	lo, hi := goRange(t)
 	if lo == "" {
@@ -206,9 +204,16 @@ func numberAdvice(text string, t reflect.Type) string {
 	return fmt.Sprintf("%s cannot be stored in this property (a Go %s): send a whole number between %s and %s", text, t, lo, hi)
 }
 
-func mustFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+// fits reports whether the whole number f fits a Go value of type t.
+func fits(t reflect.Type, f float64) bool {
+	v := reflect.Zero(t)
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return !v.OverflowInt(int64(f))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return f >= 0 && !v.OverflowUint(uint64(f))
+	}
+	return true
 }
 
 // goRange is the range of a Go integer type, as text ("" for others).
