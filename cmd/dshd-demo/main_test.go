@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,20 +16,7 @@ import (
 var dshd string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dshd-demo-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	dshd = filepath.Join(dir, "dshd")
-	if err := testsupport.GoBuild(dshd, "./cmd/dshd", false); err != nil {
-		fmt.Fprintln(os.Stderr, "building dshd:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testsupport.MainWithBinary(m, "./cmd/dshd", &dshd))
 }
 
 func TestDemoTranscript(t *testing.T) {

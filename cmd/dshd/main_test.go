@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -22,20 +21,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dshd-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "dshd")
-	if err := testsupport.GoBuild(binary, "./cmd/dshd", false); err != nil {
-		fmt.Fprintln(os.Stderr, "building dshd:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testsupport.MainWithBinary(m, "./cmd/dshd", &binary))
 }
 
 // process is a running dshd with a test client on its pipes.

@@ -2,6 +2,7 @@ package testsupport
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,4 +50,23 @@ func GoBuild(out, pkg string, race bool, flags ...string) error {
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	return cmd.Run()
+}
+
+// MainWithBinary is a TestMain body for tests that drive a built binary:
+// it builds pkg (without the race detector) into a temporary directory,
+// sets *bin to its path, runs the tests and removes the directory. It
+// returns the exit code for os.Exit.
+func MainWithBinary(m interface{ Run() int }, pkg string, bin *string) int {
+	dir, err := os.MkdirTemp("", "dshd-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	*bin = filepath.Join(dir, filepath.Base(pkg))
+	if err := GoBuild(*bin, pkg, false); err != nil {
+		fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
+		return 1
+	}
+	return m.Run()
 }
