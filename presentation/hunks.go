@@ -314,6 +314,7 @@ func diffLines(a, b lines, lim Limits, sc *scratch) ([]region, Fallback) {
 	// The time budget covers go-diff's work, summed over the gaps; our own
 	// passes are linear and bounded by the size limits.
 	g := gapDiffer{dmp: diffmatchpatch.New(), budget: lim.Timeout}
+	g.dmp.DiffTimeout = 0 // see bisect
 	i, j := 0, 0 // next unpinned line of ra, rb
 	for _, pin := range uniqueAnchors(ra, countA, countB, posB, sc) {
 		pi, pj := int(pin.i), int(pin.j)
@@ -391,9 +392,9 @@ func uniqueAnchors(ra []rune, countA, countB, posB []int32, sc *scratch) []ancho
 // (Myers), which checks the deadline as it goes. DiffMain would first try
 // its half-match speed-up, which is quadratic on repetitive text and never
 // looks at the deadline (a 400,000-line file of alternating lines took
-// minutes); with DiffTimeout 0 the recursion skips it too.
+// minutes); with DiffTimeout 0 (set where g is made) the recursion skips
+// it too.
 func (g *gapDiffer) bisect(ga, gb []rune, deadline time.Time) []diffmatchpatch.Diff {
-	g.dmp.DiffTimeout = 0
 	return g.dmp.DiffBisect(string(ga), string(gb), deadline)
 }
 
