@@ -315,7 +315,7 @@ func diffLines(a, b lines, lim Limits, sc *scratch) ([]region, Fallback) {
 	// passes are linear and bounded by the size limits.
 	g := gapDiffer{dmp: diffmatchpatch.New(), budget: lim.Timeout}
 	g.dmp.DiffTimeout = 0 // see bisect
-	i, j := 0, 0 // next unpinned line of ra, rb
+	i, j := 0, 0          // next unpinned line of ra, rb
 	for _, pin := range uniqueAnchors(ra, countA, countB, posB, sc) {
 		pi, pj := int(pin.i), int(pin.j)
 		if !g.diff(ra[i:pi], rb[j:pj], pre+i, pre+j) {
