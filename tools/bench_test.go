@@ -96,3 +96,61 @@ func BenchmarkGlob(b *testing.B) {
 		}
 	})
 }
+
+// grepCorpus is the tree the search targets of issue 19 are set on: the Go
+// distribution's own source, which every machine that builds dshd has.
+func grepCorpus(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
+// grepPatterns are the four shapes of issue 19: a plain literal, a regexp
+// with a literal part, a case-insensitive phrase, and one with no literal
+// at all (reported, no target).
+var grepPatterns = []struct{ name, expr string }{
+	{"literal", `ErrUnexpectedEOF`},
+	{"regexp", `func \(\w+ \*Reader\) Read`},
+	{"ignorecase", `(?i)deadline exceeded`},
+	{"noliteral", `\w+Reader\w*\(`},
+}
+
+// rgArgs make ripgrep search what Grep searches: hidden files too, and
+// .gitignore files honoured outside a git repository as well.
+func rgArgs(expr, root string) []string {
+	return []string{"-n", "--hidden", "--no-require-git", "--no-config", "-e", expr, root}
+}
+
+// BenchmarkGrepGoroot compares Grep with ripgrep (`rg -n`, both cores) on
+// $(go env GOROOT)/src, pattern by pattern, in the same run: the ratio of
+// dshd to rg is the figure of issue 19 (target ≤ 1.5x).
+func BenchmarkGrepGoroot(b *testing.B) {
+	root := grepCorpus(b)
+	rg, rgErr := exec.LookPath("rg")
+	for _, p := range grepPatterns {
+		b.Run(p.name, func(b *testing.B) {
+			b.Run("rg", func(b *testing.B) {
+				if rgErr != nil {
+					b.Skip("rg not installed (make bench-deps)")
+				}
+				for b.Loop() {
+					cmd := exec.Command(rg, rgArgs(p.expr, root)...)
+					cmd.Stdout = io.Discard
+					if err := cmd.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("dshd", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := Grep(context.Background(), root, GrepOptions{Pattern: p.expr}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}

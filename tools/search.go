@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -150,7 +149,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 	}
 	// Multi-line mode so ^ and $ match at line boundaries when the whole
 	// file is searched at once.
-	re, err := regexp.Compile("(?m)" + expr)
+	m, err := newLineMatcher("(?m)" + expr)
 	if err != nil {
 		return nil, fmt.Errorf("bad regular expression: %w", err)
 	}
@@ -183,8 +182,9 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte
 			for p := range paths {
-				gf, ok := grepFile(p, re, o)
+				gf, ok := grepFile(p, m, o, &buf)
 				if !ok {
 					skipped.Add(1)
 					continue
@@ -293,10 +293,12 @@ func trimToMatches(lines []GrepLine, keep int) []GrepLine {
 	return lines
 }
 
-// grepFile searches one file. ok is false when the file was skipped
-// (binary, too big, unreadable); a nil *GrepFile means no match.
-func grepFile(path string, re *regexp.Regexp, o GrepOptions) (*GrepFile, bool) {
-	data, ok := readRegular(path, o.MaxFileBytes)
+// grepFile searches one file, reading it into *buf (grown as needed and
+// kept for the next file: a search reads hundreds of megabytes, and a
+// fresh buffer per file is most of its garbage). ok is false when the file
+// was skipped (binary, too big, unreadable); a nil *GrepFile means no match.
+func grepFile(path string, m *lineMatcher, o GrepOptions, buf *[]byte) (*GrepFile, bool) {
+	data, ok := readRegular(path, o.MaxFileBytes, buf)
 	if !ok {
 		return nil, false
 	}
@@ -307,72 +309,44 @@ func grepFile(path string, re *regexp.Regexp, o GrepOptions) (*GrepFile, bool) {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return nil, false
 	}
-	// One pass over the whole file rejects most files without splitting
-	// them into lines.
-	locs := re.FindAllIndex(data, -1)
-	if len(locs) == 0 {
+	matches := m.matchLines(data)
+	if len(matches) == 0 {
 		return nil, true
 	}
-	gf := &GrepFile{Path: path}
+	gf := &GrepFile{Path: path, Matches: len(matches)}
 	if o.FilesOnly {
 		gf.Matches = 1
 		return gf, true
 	}
-	// Index line starts once, then map each match to its line.
-	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
-		}
-	}
-	lineOf := func(off int) int { // 0-based
-		i, found := slices.BinarySearch(starts, off)
-		if !found {
-			i--
-		}
-		return i
-	}
-	lineText := func(i int) string {
-		end := len(data)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		s := strings.TrimRight(string(data[starts[i]:end]), "\r\n")
+	text := func(l lineSpan) string {
+		s := data[l.start:l.end]
 		if len(s) > o.MaxLineBytes {
 			cut := o.MaxLineBytes
 			for cut > 0 && (s[cut]&0xC0) == 0x80 {
 				cut--
 			}
-			s = s[:cut] + "…"
+			return string(s[:cut]) + "…"
 		}
-		return s
+		return string(s)
 	}
-	var matchLines []int
-	for _, loc := range locs {
-		if loc[0] == loc[1] && loc[0] == len(data) && len(data) > 0 && data[len(data)-1] == '\n' {
-			continue // an empty match after the final newline is not a line
-		}
-		l := lineOf(loc[0])
-		if len(matchLines) == 0 || matchLines[len(matchLines)-1] != l {
-			matchLines = append(matchLines, l)
-		}
-	}
-	gf.Matches = len(matchLines)
 	last := -1 // last line emitted
-	for k, l := range matchLines {
-		from := max(l-o.Context, last+1)
-		for c := from; c < l; c++ {
-			gf.Lines = append(gf.Lines, GrepLine{Line: c + 1, Text: lineText(c)})
+	for k, l := range matches {
+		// Context before: walk back from the match, then emit in order.
+		before := gf.Lines
+		n := len(before)
+		for c, ok := prevLine(data, l); ok && c.no >= l.no-o.Context && c.no > last; c, ok = prevLine(data, c) {
+			before = append(before, GrepLine{Line: c.no + 1, Text: text(c)})
 		}
-		gf.Lines = append(gf.Lines, GrepLine{Line: l + 1, Text: lineText(l), IsMatch: true})
-		last = l
-		to := min(l+o.Context, len(starts)-1)
-		if k+1 < len(matchLines) {
-			to = min(to, matchLines[k+1]-1)
+		slices.Reverse(before[n:])
+		gf.Lines = append(before, GrepLine{Line: l.no + 1, Text: text(l), IsMatch: true})
+		last = l.no
+		to := l.no + o.Context
+		if k+1 < len(matches) {
+			to = min(to, matches[k+1].no-1)
 		}
-		for c := l + 1; c <= to; c++ {
-			gf.Lines = append(gf.Lines, GrepLine{Line: c + 1, Text: lineText(c)})
-			last = c
+		for c, ok := nextLine(data, l); ok && c.no <= to; c, ok = nextLine(data, c) {
+			gf.Lines = append(gf.Lines, GrepLine{Line: c.no + 1, Text: text(c)})
+			last = c.no
 		}
 	}
 	return gf, true
@@ -383,7 +357,7 @@ func grepFile(path string, re *regexp.Regexp, o GrepOptions) (*GrepFile, bool) {
 // registration double the cost of a search over many small files.
 // O_NONBLOCK keeps a FIFO named by the caller from blocking the open; it
 // changes nothing for regular files.
-func readRegular(path string, max int64) ([]byte, bool) {
+func readRegular(path string, max int64, buf *[]byte) ([]byte, bool) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, false
@@ -394,10 +368,13 @@ func readRegular(path string, max int64) ([]byte, bool) {
 		return nil, false
 	}
 	// One byte more than the size notices a file that grew meanwhile.
-	buf := make([]byte, st.Size+1)
+	if int64(cap(*buf)) < st.Size+1 {
+		*buf = make([]byte, st.Size+1+st.Size/4)
+	}
+	b := (*buf)[:st.Size+1]
 	n := 0
-	for n < len(buf) {
-		k, err := syscall.Read(fd, buf[n:])
+	for n < len(b) {
+		k, err := syscall.Read(fd, b[n:])
 		if err == syscall.EINTR {
 			continue
 		}
@@ -412,5 +389,5 @@ func readRegular(path string, max int64) ([]byte, bool) {
 	if int64(n) > max {
 		return nil, false
 	}
-	return buf[:n], true
+	return b[:n], true
 }
