@@ -4,14 +4,32 @@ BIN     := bin/dshd
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test bench bench-table fuzz interop interop-deps demo fmt-check faults golden clean
+.PHONY: build test schema bench bench-deps bench-table fuzz interop interop-deps demo fmt-check faults golden clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/dshd
 
-test:
+# The protocol tests validate every message against the official ACP schema, so make test
+# never runs without it: ../shared/acp/schema.json, $$ACP_SCHEMA, or the official SDK's
+# copy, which this target installs (npm ci) when neither is there.
+SDK_SCHEMA := interop/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json
+
+test: schema
 	$(GO) vet $(PKGS)
-	$(GO) test -race $(PKGS)
+	ACP_SCHEMA_REQUIRED=1 $(GO) test -race $(PKGS)
+
+schema:
+	@if [ -z "$$ACP_SCHEMA" ] && [ ! -f ../shared/acp/schema.json ] && [ ! -f $(SDK_SCHEMA) ]; then \
+		echo "make test: no ACP schema found; installing the official SDK that ships it (make interop-deps)"; \
+		$(MAKE) --no-print-directory interop-deps || { echo "make test: could not install the ACP schema: install Node.js and npm, or set ACP_SCHEMA=/path/to/schema.json"; exit 1; }; \
+	fi
+
+# ripgrep and fd, the references of the search benchmarks and of TestGrepMatchesRipgrep
+# (Debian packages; needs root or sudo).
+bench-deps:
+	@command -v rg >/dev/null && command -v fdfind >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep fd-find >/dev/null; }
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
