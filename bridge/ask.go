@@ -58,14 +58,14 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 	options := []acp.PermissionOption{{OptionID: optionAllowOnce, Name: "Allow once", Kind: acp.PermissionAllowOnce, Meta: once}}
 	if sug.OK() {
 		options = append(options, acp.PermissionOption{
-			OptionID: optionAllowAlways, Name: sug.Label(policy.Allow), Kind: acp.PermissionAllowAlways,
+			OptionID: optionAllowAlways, Name: sug.Label(policy.Allow, policy.ScopeSession), Kind: acp.PermissionAllowAlways,
 			Meta: ruleMeta(policy.Allow, sug),
 		})
 	}
 	options = append(options, acp.PermissionOption{OptionID: optionRejectOnce, Name: "Reject once", Kind: acp.PermissionRejectOnce, Meta: once})
 	if sug.OK() {
 		options = append(options, acp.PermissionOption{
-			OptionID: optionRejectAlways, Name: sug.Label(policy.Deny), Kind: acp.PermissionRejectAlways,
+			OptionID: optionRejectAlways, Name: sug.Label(policy.Deny, policy.ScopeSession), Kind: acp.PermissionRejectAlways,
 			Meta: ruleMeta(policy.Deny, sug),
 		})
 	}
@@ -89,7 +89,7 @@ func ruleMeta(d policy.Decision, sug policy.Suggestion) acp.Meta {
 // Approve implements [pipeline.Approver].
 func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req pipeline.AskRequest) (pipeline.Approval, error) {
 	t, s := ap.turn, ap.turn.sess
-	sug := policy.Suggest(exec.ToolName(), req.Subjects, s.cwd)
+	sug := policy.Suggest(ruleName(exec), req.Subjects, s.cwd)
 	pv := ap.preview(ctx, exec)
 	if len(pv.content) > 0 {
 		// The card shows the pending diff too, not only the request

@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
+	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -189,7 +190,40 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 	// past a deny rule nor stretch an allow rule (a remembered one above
 	// all: "always allow edits in src/") to wherever it points.
 	l := s.landing(exec, subjects)
-	return policy.Strictest(rs.EvaluateLanded(exec.ToolName(), subjects, l), mine.EvaluateLanded(exec.ToolName(), subjects, l))
+	tool := exec.ToolName()
+	v := policy.Strictest(rs.EvaluateLanded(tool, subjects, l), mine.EvaluateLanded(tool, subjects, l))
+	if changesFiles(exec.Kind(), subjects) {
+		// File changes are also judged as a class, so a grant remembered
+		// for a write covers an edit of the same file (and a deny of
+		// either kind still beats an allow of either kind).
+		v = policy.Strictest(v, rs.EvaluateLanded(policy.ClassEdits, subjects, l), mine.EvaluateLanded(policy.ClassEdits, subjects, l))
+	}
+	return v
+}
+
+// changesFiles reports whether a call belongs to [policy.ClassEdits]: its
+// kind changes files (edit, delete, move) and every subject is a path it
+// writes. A call that also runs a command or reads elsewhere is judged by
+// its tool's name only, so a file-change grant never stretches to it.
+func changesFiles(kind presentation.ToolCallKind, subjects []registry.Subject) bool {
+	if !isEditKind(kind) || len(subjects) == 0 {
+		return false
+	}
+	for _, subj := range subjects {
+		if subj.Kind != registry.SubjectPath || !subj.Writes {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleName is the name an "always" answer remembers a call under: the
+// file-change class for file changes, else the tool's name.
+func ruleName(exec *pipeline.Execution) string {
+	if changesFiles(exec.Kind(), exec.Subjects()) {
+		return policy.ClassEdits
+	}
+	return exec.ToolName()
 }
 
 // landing lands a call's paths once: the deny, roots and rules listeners

@@ -70,6 +70,19 @@
 // characters (slashes included) and every other character stands for
 // itself.
 //
+// # Classes
+//
+// A rule name starting with `@` names a class of calls instead of a tool.
+// The one class is [ClassEdits], `@edits`: every call that changes files
+// (write, edit, and any tool whose calls have the kind edit, delete or
+// move). `@edits(src/**)` covers writes and edits of files under <cwd>/src
+// alike; it is what an "Always allow" or "Always reject" answered for a
+// file change remembers ([Suggest] with ClassEdits). The caller (the
+// bridge) evaluates a file-changing call under its tool's name and under
+// the class name and keeps the strictest verdict, so `write(…)` rules
+// still apply to writes, and a deny of either kind beats an allow of
+// either kind.
+//
 // # Precedence
 //
 // [RuleSet.Evaluate] looks at every rule: a call is denied if a matching

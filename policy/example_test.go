@@ -38,14 +38,14 @@ func Example() {
 
 	// What "always allow" would remember for a command.
 	s := policy.Suggest("bash", []registry.Subject{command("go build ./cmd/x")}, rules.Cwd)
-	fmt.Println(s.Rules[0], "-", s.Label(policy.Allow))
+	fmt.Println(s.Rules[0], "-", s.Label(policy.Allow, policy.ScopeProject))
 	// Output:
 	// go test ./...                allow (rule "bash(go test *)")
 	// go test ./... && curl x | sh ask   (rule "")
 	// go vet && rm -rf ~           deny  (rule "bash(rm *)")
 	// config/.env                  deny  (rule "edit(**/.env)")
 	// main.go                      ask   (rule "")
-	// bash(go build *) - Always allow `go build …` in this session
+	// bash(go build *) - Always allow `go build …` in this project
 }
 
 func ExampleConfine() {

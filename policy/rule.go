@@ -15,6 +15,20 @@ type Rule struct {
 	HasPattern bool
 }
 
+// ClassEdits is the rule name of the class of every call that changes
+// files: a call whose kind is edit, delete or move and whose subjects are
+// all paths (write, edit and any file-changing tool added later). A rule
+// `@edits(src/**)` covers them all, so an "Always allow" answered for a
+// write also covers an edit of the same file. Rule names starting with `@`
+// cannot be tool names (a tool name never has one), so a class never
+// shadows a tool. The caller decides which calls belong to the class and
+// evaluates them under the class name as well as under their tool's name
+// (see the package documentation, "Classes").
+const ClassEdits = "@edits"
+
+// IsClass reports whether name is a rule class such as [ClassEdits].
+func IsClass(name string) bool { return name == ClassEdits }
+
 // ParseError is the error of [ParseRule]: where in the rule text parsing
 // failed and what was expected there.
 type ParseError struct {
@@ -37,6 +51,9 @@ func ParseRule(text string) (Rule, error) {
 		return Rule{}, &ParseError{Rule: text, Offset: offset, Expected: expected}
 	}
 	i := 0
+	if strings.HasPrefix(text, "@") {
+		i = 1 // a class: @ and a class name
+	}
 	for i < len(text) && isToolNameByte(text[i]) {
 		i++
 	}
@@ -44,6 +61,9 @@ func ParseRule(text string) (Rule, error) {
 		return fail(0, "a tool name (letters, digits, '_', '-', '*')")
 	}
 	r := Rule{Tool: text[:i]}
+	if text[0] == '@' && !IsClass(r.Tool) {
+		return fail(0, "a known class ("+ClassEdits+")")
+	}
 	if i == len(text) {
 		return r, nil
 	}

@@ -162,3 +162,21 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+func TestParseClassRule(t *testing.T) {
+	r, err := ParseRule("@edits(src/**)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tool != ClassEdits || r.Pattern != "src/**" || r.String() != "@edits(src/**)" {
+		t.Errorf("parsed %+v", r)
+	}
+	if !r.MatchesTool(ClassEdits) || r.MatchesTool("edit") || r.MatchesTool("write") {
+		t.Error("a class rule matches only its class name")
+	}
+	for _, bad := range []string{"@", "@nope(x)", "@edit(x)", "a@b", "@@edits"} {
+		if _, err := ParseRule(bad); err == nil {
+			t.Errorf("ParseRule(%q) accepted", bad)
+		}
+	}
+}

@@ -24,18 +24,20 @@ type Suggestion struct {
 func (s Suggestion) OK() bool { return len(s.Rules) > 0 }
 
 // Label returns the name of the allow_always (d == Allow) or reject_always
-// (d == Deny) option, for example "Always allow `go test …` in this
-// session".
-func (s Suggestion) Label(d Decision) string {
+// (d == Deny) option for rules remembered in scope, for example "Always
+// allow `go test …` in this project".
+func (s Suggestion) Label(d Decision, scope Scope) string {
 	verb := "allow"
 	if d == Deny {
 		verb = "reject"
 	}
-	return "Always " + verb + " " + s.Scope + " in this session"
+	return "Always " + verb + " " + s.Scope + " " + scope.Phrase()
 }
 
 // Suggest returns the rules an allow_always or reject_always grant for this
-// call remembers. The same rules serve both answers.
+// call remembers. The same rules serve both answers. tool is the call's
+// tool name, or [ClassEdits] for a call that changes files, so that the
+// grant covers every file-changing tool.
 //
 //   - No subjects: the tool-wide rule `tool`.
 //   - A tool name that a rule cannot express: no suggestion.
@@ -55,7 +57,7 @@ func (s Suggestion) Label(d Decision) string {
 //     unrememberable (the suggestion is empty).
 func Suggest(tool string, subjects []registry.Subject, cwd string) Suggestion {
 	for i := 0; i < len(tool); i++ {
-		if !isToolNameByte(tool[i]) || tool[i] == '*' {
+		if (!isToolNameByte(tool[i]) || tool[i] == '*') && !IsClass(tool) {
 			return Suggestion{} // not expressible as a rule
 		}
 	}
@@ -99,10 +101,14 @@ func suggestPattern(tool string, subj registry.Subject, cwd string) (pattern, sc
 	case registry.SubjectPath:
 		p := resolvePath(subj.Value, cwd)
 		dir := path.Dir(p)
-		if dir == "/" || dir == "." {
-			return escapeGlob(p), "`" + tool + "` on `" + displayPath(p, cwd) + "`", true
+		what := "`" + tool + "`"
+		if tool == ClassEdits {
+			what = "file changes"
 		}
-		return escapeGlob(dir) + "/**", "`" + tool + "` under `" + displayPath(dir, cwd) + "/`", true
+		if dir == "/" || dir == "." {
+			return escapeGlob(p), what + " on `" + displayPath(p, cwd) + "`", true
+		}
+		return escapeGlob(dir) + "/**", what + " under `" + displayPath(dir, cwd) + "/`", true
 	default:
 		v := subj.Value
 		if strings.TrimSpace(v) == "" || strings.Contains(v, "*") {

@@ -56,7 +56,7 @@ func TestSuggest(t *testing.T) {
 			if !s.OK() {
 				return
 			}
-			if got := s.Label(Allow); got != tt.allow {
+			if got := s.Label(Allow, ScopeSession); got != tt.allow {
 				t.Errorf("label = %q, want %q", got, tt.allow)
 			}
 			// The remembered rules must cover the call they were made for,
@@ -77,11 +77,11 @@ func TestSuggest(t *testing.T) {
 
 func TestSuggestLabels(t *testing.T) {
 	s := Suggest("bash", []registry.Subject{cmdSubj("go test ./...")}, "")
-	if got := s.Label(Deny); got != "Always reject `go test …` in this session" {
+	if got := s.Label(Deny, ScopeSession); got != "Always reject `go test …` in this session" {
 		t.Errorf("reject label = %q", got)
 	}
 	long := Suggest("bash", []registry.Subject{cmdSubj("make a && make bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\nx`y`")}, "")
-	if got := long.Label(Allow); got != "Always allow `make a && make "+strings.Repeat("b", 45)+"…` in this session" {
+	if got := long.Label(Allow, ScopeSession); got != "Always allow `make a && make "+strings.Repeat("b", 45)+"…` in this session" {
 		t.Errorf("long label = %q", got)
 	}
 }
