@@ -212,8 +212,10 @@ func readLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, size int, er
 // editorTerminals runs commands in terminals the editor owns (tier 1).
 type editorTerminals struct{ turn *Turn }
 
-// releaseTimeout bounds the clean-up calls made after the turn's context is
-// gone (kill, output, release).
+// releaseTimeout bounds the clean-up calls (kill, output, release) made
+// once a command has ended or was given up on. It never limits how long
+// the command itself runs: that is the caller's context (the command's
+// own timeout), so the deadline starts only when waiting is over.
 const releaseTimeout = 5 * time.Second
 
 // createTimeout bounds terminal/create, which does not end with the turn
@@ -297,12 +299,13 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	// Whatever happens from here, the terminal is released.
-	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	defer cancelCleanup()
 	ref := acp.TerminalRequest{SessionID: s.id, TerminalID: id}
+	// Whatever happens from here, the terminal is released, with a
+	// deadline of its own that starts when the release is due.
 	defer func() {
-		if err := s.conn.peer().Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		if err := s.conn.peer().Call(release, acp.MethodTerminalRelease, ref, nil); err != nil {
 			s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
 		}
 	}()
@@ -315,6 +318,10 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 
 	var exit acp.WaitForTerminalExitResponse
 	waitErr := s.conn.peer().Call(ctx, acp.MethodTerminalWaitForExit, ref, &exit)
+	// The command has ended or is given up on: from now on only clean-up
+	// runs, under its own short deadline.
+	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancelCleanup()
 	if waitErr != nil {
 		// Cancelled or timed out: kill, then collect what it printed.
 		if err := s.conn.peer().Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {

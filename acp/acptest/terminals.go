@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -209,6 +210,11 @@ type FakeRun struct {
 	ExitCode uint32
 	// Hang keeps the command running until it is killed or released (then Signal "SIGKILL").
 	Hang bool
+	// Runs makes the command run for this long (on the test's clock, so a
+	// testing/synctest bubble makes it instant) and print Output when it
+	// ends, like "sleep 6; echo six-done". Killing it earlier ends it with
+	// no output and Signal "SIGKILL".
+	Runs time.Duration
 }
 
 // FakeTerminals serves terminals from a script keyed by command name; unknown commands exit
@@ -228,7 +234,9 @@ func (f *FakeTerminals) Create(_ context.Context, req *acp.CreateTerminalRequest
 	if !ok {
 		run = FakeRun{Output: req.Command + ": command not found\n", ExitCode: 127}
 	}
-	_, _ = t.Write([]byte(run.Output))
+	if run.Runs <= 0 {
+		_, _ = t.Write([]byte(run.Output))
+	}
 	var once sync.Once
 	finish := func(st acp.TerminalExitStatus) {
 		once.Do(func() {
@@ -239,7 +247,23 @@ func (f *FakeTerminals) Create(_ context.Context, req *acp.CreateTerminalRequest
 		})
 	}
 	t.kill = func() { finish(acp.TerminalExitStatus{Signal: acp.Ptr("SIGKILL")}) }
-	if !run.Hang {
+	switch {
+	case run.Hang:
+	case run.Runs > 0:
+		timer := time.AfterFunc(run.Runs, func() {
+			once.Do(func() {
+				_, _ = t.Write([]byte(run.Output))
+				t.mu.Lock()
+				t.exit = acp.TerminalExitStatus{ExitCode: acp.Ptr(run.ExitCode)}
+				t.mu.Unlock()
+				close(t.done)
+			})
+		})
+		t.kill = func() {
+			timer.Stop()
+			finish(acp.TerminalExitStatus{Signal: acp.Ptr("SIGKILL")})
+		}
+	default:
 		finish(acp.TerminalExitStatus{ExitCode: acp.Ptr(run.ExitCode)})
 	}
 	return &acp.CreateTerminalResponse{TerminalID: f.add(t)}, nil
