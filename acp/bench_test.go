@@ -27,7 +27,7 @@ func benchUpdate() acp.SessionUpdate {
 type flatDiff struct {
 	Type    string  `json:"type"`
 	Path    string  `json:"path"`
-	OldText *string `json:"oldText,omitempty"`
+	OldText *string `json:"oldText"`
 	NewText string  `json:"newText"`
 }
 

@@ -20,7 +20,7 @@ type refText struct {
 type refDiff struct {
 	Type    string  `json:"type"`
 	Path    string  `json:"path"`
-	OldText *string `json:"oldText,omitempty"`
+	OldText *string `json:"oldText"`
 	NewText string  `json:"newText"`
 	Meta    Meta    `json:"_meta,omitempty"`
 }

@@ -203,7 +203,11 @@ func appendToolCallContent(dst []byte, c ToolCallContent) ([]byte, error) {
 		}
 		dst = append(dst, `{"type":"diff","path":`...)
 		dst = appendString(dst, v.Path)
-		dst = appendOptString(dst, `,"oldText":`, v.OldText)
+		if v.OldText == nil {
+			dst = append(dst, `,"oldText":null`...) // a new file: explicit, see ToolCallDiff
+		} else {
+			dst = appendString(append(dst, `,"oldText":`...), *v.OldText)
+		}
 		dst = append(dst, `,"newText":`...)
 		dst = appendString(dst, v.NewText)
 		if dst, err = appendMeta(dst, v.Meta); err != nil {

@@ -113,7 +113,7 @@ func TestEncodingRules(t *testing.T) {
 		{"current mode key", acp.Update(&acp.CurrentModeUpdate{CurrentModeID: "m"}),
 			`{"sessionUpdate":"current_mode_update","currentModeId":"m"}`},
 		{"wrapped tool content", acp.ToolText("x"), `{"type":"content","content":{"type":"text","text":"x"}}`},
-		{"new file diff", acp.Diff("/a", nil, "x"), `{"type":"diff","path":"/a","newText":"x"}`},
+		{"new file diff", acp.Diff("/a", nil, "x"), `{"type":"diff","path":"/a","oldText":null,"newText":"x"}`},
 		{"load result is {}", &acp.LoadSessionResponse{}, `{}`},
 		{"capability object", &acp.SessionCapabilities{Resume: &acp.Capability{}}, `{"resume":{}}`},
 		{"minimal initialize result", &acp.InitializeResponse{ProtocolVersion: 1}, `{"protocolVersion":1}`},

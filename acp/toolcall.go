@@ -85,10 +85,12 @@ type ToolCallContentBlock struct {
 	Meta    Meta         `json:"_meta,omitempty"`
 }
 
-// ToolCallDiff shows a file modification. OldText is nil for a file that did not exist.
+// ToolCallDiff shows a file modification. OldText is nil for a file that did not exist,
+// and is then sent as an explicit "oldText": null: the schema also allows leaving it out,
+// but clients tell a new file by the null.
 type ToolCallDiff struct {
 	Path    string  `json:"path"`
-	OldText *string `json:"oldText,omitempty"`
+	OldText *string `json:"oldText"`
 	NewText string  `json:"newText"`
 	Meta    Meta    `json:"_meta,omitempty"`
 }
