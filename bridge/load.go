@@ -202,11 +202,13 @@ func parseMessageNumber(digits string) int {
 }
 
 // replay streams the session's history as it was sent: the user's prompts
-// as user_message_chunks, then every update in order. Replayed updates are
-// not logged again.
+// as user_message_chunks, then every update in order, with terminal cards
+// as their recorded output (see replayCards). Replayed updates are not
+// logged again.
 func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	cards := replayCardsOf(recs)
 	prompt := 0
 	for _, r := range recs {
 		if err := ctx.Err(); err != nil {
@@ -228,7 +230,11 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 				}
 			}
 		case evUpdate:
-			if err := s.conn.peer().UpdateRaw(ctx, s.id, r.Payload); err != nil {
+			update, send := cards.rewrite(r.Payload)
+			if !send {
+				continue
+			}
+			if err := s.conn.peer().UpdateRaw(ctx, s.id, update); err != nil {
 				return err
 			}
 		}
