@@ -154,3 +154,134 @@ func BenchmarkGrepGoroot(b *testing.B) {
 		})
 	}
 }
+
+// fdArgs make fd list what Glob lists: regular files, hidden ones too. (fd
+// 8 has no --no-require-git: outside a repository it reads no .gitignore,
+// which on GOROOT/src leaves out only a handful of vendored ones.)
+func fdArgs(glob, root string) []string {
+	return []string{"--hidden", "--type", "f", "--glob", glob, root}
+}
+
+// fdCommand is fd's name: fdfind on Debian, fd elsewhere.
+func fdCommand() (string, error) {
+	if p, err := exec.LookPath("fdfind"); err == nil {
+		return p, nil
+	}
+	return exec.LookPath("fd")
+}
+
+// BenchmarkGlobGoroot compares Glob with fd on $(go env GOROOT)/src in the
+// same run (target: at or under fd's time).
+func BenchmarkGlobGoroot(b *testing.B) {
+	root := grepCorpus(b)
+	fd, fdErr := fdCommand()
+	b.Run("fd", func(b *testing.B) {
+		if fdErr != nil {
+			b.Skip("fd not installed (make bench-deps)")
+		}
+		for b.Loop() {
+			cmd := exec.Command(fd, fdArgs("*_test.go", root)...)
+			cmd.Stdout = io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("dshd", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := Glob(context.Background(), root, "**/*_test.go", 200); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// millionTree makes (once, then reuses) a tree of 1,000,000 small files:
+// 1,000 directories of 1,000, every 1,000th file holding the needle. It
+// lives in the system temp directory so later runs skip the minute it
+// takes to write.
+func millionTree(b *testing.B) string {
+	b.Helper()
+	root := filepath.Join(os.TempDir(), "dshd-bench-1m")
+	done := filepath.Join(root, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	must(b, os.RemoveAll(root))
+	for d := range 1000 {
+		dir := filepath.Join(root, fmt.Sprintf("d%03d", d))
+		must(b, os.MkdirAll(dir, 0o755))
+		for f := range 1000 {
+			body := "ordinary line\n"
+			if f == d {
+				body = "needle line\n"
+			}
+			must(b, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", f)), []byte(body), 0o644))
+		}
+	}
+	must(b, os.WriteFile(done, nil, 0o644))
+	return root
+}
+
+// BenchmarkSearchMillionFiles runs glob and grep over a 1,000,000-file
+// tree, each in a child process so that its peak RSS can be reported
+// (peak-RSS-MB), next to fd and rg on the same tree in the same run.
+// Skipped unless DSHD_BENCH_1M=1: the tree takes a minute and 1M inodes.
+func BenchmarkSearchMillionFiles(b *testing.B) {
+	if os.Getenv("DSHD_BENCH_1M") == "" {
+		b.Skip("set DSHD_BENCH_1M=1 to generate and search a 1,000,000-file tree")
+	}
+	root := millionTree(b)
+	self, err := os.Executable()
+	must(b, err)
+	run := func(b *testing.B, name string, args []string, env ...string) {
+		var peak int64
+		for b.Loop() {
+			cmd := exec.Command(name, args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stdout = io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			peak = max(peak, peakRSS(cmd.ProcessState))
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
+	}
+	fd, fdErr := fdCommand()
+	b.Run("glob/fd", func(b *testing.B) {
+		if fdErr != nil {
+			b.Skip("fd not installed (make bench-deps)")
+		}
+		run(b, fd, fdArgs("*.txt", root))
+	})
+	b.Run("glob/dshd", func(b *testing.B) {
+		run(b, self, []string{"-test.run=^TestSearchChild$"}, "DSHD_SEARCH_CHILD=glob", "DSHD_SEARCH_ROOT="+root)
+	})
+	b.Run("grep/rg", func(b *testing.B) {
+		if _, err := exec.LookPath("rg"); err != nil {
+			b.Skip("rg not installed (make bench-deps)")
+		}
+		run(b, "rg", rgArgs("needle", root))
+	})
+	b.Run("grep/dshd", func(b *testing.B) {
+		run(b, self, []string{"-test.run=^TestSearchChild$"}, "DSHD_SEARCH_CHILD=grep", "DSHD_SEARCH_ROOT="+root)
+	})
+}
+
+// TestSearchChild is the child process of BenchmarkSearchMillionFiles:
+// one glob or grep over DSHD_SEARCH_ROOT with the tools' default limits.
+func TestSearchChild(t *testing.T) {
+	root := os.Getenv("DSHD_SEARCH_ROOT")
+	switch os.Getenv("DSHD_SEARCH_CHILD") {
+	case "":
+		t.Skip("the child process of BenchmarkSearchMillionFiles")
+	case "glob":
+		if m, _, err := Glob(context.Background(), root, "*.txt", 200); err != nil || len(m) != 200 {
+			t.Fatalf("glob: %d matches, %v", len(m), err)
+		}
+	case "grep":
+		if r, err := Grep(context.Background(), root, GrepOptions{Pattern: "needle"}); err != nil || r.Matches != 1000 {
+			t.Fatalf("grep: %v, %v", r, err)
+		}
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRequiredLiteral(t *testing.T) {
@@ -219,4 +221,37 @@ func firstDiff(a, b []string) []string {
 		out = out[:10]
 	}
 	return out
+}
+
+// TestGlobLimitKeepsNewest: with a limit Glob keeps only that many
+// matches while walking, and they are the newest, exactly as sorting all
+// of them would give.
+func TestGlobLimitKeepsNewest(t *testing.T) {
+	root := t.TempDir()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 200 {
+		p := filepath.Join(root, fmt.Sprintf("f%03d.go", i))
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Mtimes in a scrambled order, with ties broken by path.
+		mt := base.Add(time.Duration((i*37)%50) * time.Minute)
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, capped, err := Glob(context.Background(), root, "*.go", 0)
+	if err != nil || capped || len(full) != 200 {
+		t.Fatalf("no limit: %d matches, capped %v, %v", len(full), capped, err)
+	}
+	for _, limit := range []int{1, 7, 199, 200, 201} {
+		got, capped, err := Glob(context.Background(), root, "*.go", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := full[:min(limit, len(full))]
+		if !slices.Equal(got, want) || capped != (limit < 200) {
+			t.Errorf("limit %d: %d matches (capped %v), want the first %d of the full sort", limit, len(got), capped, len(want))
+		}
+	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"container/heap"
 	"context"
 	"fmt"
 	"io/fs"
@@ -45,32 +46,61 @@ func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bo
 		}
 	}
 	m.anchored = anchored
-	var out []GlobMatch
-	err = walkFiles(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+	// With a limit only the newest limit matches are kept, in a heap whose
+	// root is the oldest kept: memory stays bounded by the limit however
+	// many files match (a million-file tree included).
+	newest := matchHeap{limit: limit}
+	err = walkFiles(ctx, root, func(abs, rel string, e walkEntry) error {
 		if !m.match(rel) {
 			return nil
 		}
-		var mt time.Time
-		if fi, err := d.Info(); err == nil {
-			mt = fi.ModTime()
-		}
-		out = append(out, GlobMatch{Path: abs, ModTime: mt})
+		newest.add(GlobMatch{Path: abs, ModTime: e.modTime()})
 		return nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	slices.SortFunc(out, func(a, b GlobMatch) int {
-		if c := b.ModTime.Compare(a.ModTime); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	if limit > 0 && len(out) > limit {
-		return out[:limit], true, nil
-	}
-	return out, false, nil
+	out := newest.m
+	slices.SortFunc(out, newerFirst)
+	return out, newest.dropped, nil
 }
+
+// newerFirst orders matches newest first, ties by path.
+func newerFirst(a, b GlobMatch) int {
+	if c := b.ModTime.Compare(a.ModTime); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Path, b.Path)
+}
+
+// matchHeap keeps the limit first matches in [newerFirst] order (all when
+// limit is 0); as a container/heap its root is the last of those kept.
+type matchHeap struct {
+	m       []GlobMatch
+	limit   int
+	dropped bool // a match was left out
+}
+
+func (h *matchHeap) add(g GlobMatch) {
+	switch {
+	case h.limit <= 0:
+		h.m = append(h.m, g)
+	case len(h.m) < h.limit:
+		heap.Push(h, g)
+	default:
+		h.dropped = true
+		if newerFirst(g, h.m[0]) < 0 { // newer than the oldest kept
+			h.m[0] = g
+			heap.Fix(h, 0)
+		}
+	}
+}
+
+func (h *matchHeap) Len() int           { return len(h.m) }
+func (h *matchHeap) Less(i, j int) bool { return newerFirst(h.m[i], h.m[j]) > 0 }
+func (h *matchHeap) Swap(i, j int)      { h.m[i], h.m[j] = h.m[j], h.m[i] }
+func (h *matchHeap) Push(x any)         { h.m = append(h.m, x.(GlobMatch)) }
+func (h *matchHeap) Pop() any           { panic("matchHeap: never popped") }
 
 // globRoot moves a pattern's leading directories without wildcards into
 // the root the walk starts from: "src/**/*.go" under r walks r/src for
@@ -214,13 +244,13 @@ func Grep(ctx context.Context, root string, o GrepOptions) (*GrepResult, error) 
 		// the caller named it.
 		filter = nil
 		walk = func(ctx context.Context, root string, fn walkFunc) error {
-			return fn(root, filepath.Base(root), nil)
+			return fn(root, filepath.Base(root), walkEntry{})
 		}
 	}
-	walkErr := walk(ctx, root, func(abs, rel string, d fs.DirEntry) error {
+	walkErr := walk(ctx, root, func(abs, rel string, e walkEntry) error {
 		// Like grep -r and rg, symlinks met on the way are not followed: a
 		// link inside the roots must not expose a file outside them.
-		if d != nil && d.Type()&fs.ModeSymlink != 0 {
+		if e.DirEntry != nil && e.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
 		if filter != nil && !filter.match(rel) {

@@ -7,13 +7,37 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dsh-tools/dshd/tools/internal/gitignore"
 )
 
 // walkFunc is called for every regular file of a walk that .gitignore does
 // not exclude. rel is slash-separated and relative to the walk's root.
-type walkFunc func(abs, rel string, d fs.DirEntry) error
+type walkFunc func(abs, rel string, d walkEntry) error
+
+// walkEntry is a file met by a walk: its directory entry, and the open
+// directory holding it while the walk is there (nil for a root that is a
+// file), which lets [walkEntry.modTime] stat it relative to that directory
+// instead of resolving its whole path again.
+type walkEntry struct {
+	fs.DirEntry
+	dir *os.File
+}
+
+// modTime is the file's modification time (of the link itself for a
+// symlink), or the zero time when it cannot be read.
+func (e walkEntry) modTime() time.Time {
+	if e.dir != nil {
+		if t, ok := statAt(e.dir, e.Name()); ok {
+			return t
+		}
+	}
+	if fi, err := e.Info(); err == nil {
+		return fi.ModTime()
+	}
+	return time.Time{}
+}
 
 // errStopWalk ends a walk early without an error.
 var errStopWalk = fs.SkipAll
@@ -40,8 +64,8 @@ func walkDir(ctx context.Context, dir, rel string, stack *gitignore.Stack, fn wa
 	if err != nil {
 		return nil // unreadable directories are skipped, as find and grep -r do (with a message we spare the model)
 	}
+	defer f.Close() // kept open for walkEntry.modTime: one fd per level of depth
 	entries, err := f.ReadDir(-1)
-	f.Close()
 	if err != nil && len(entries) == 0 {
 		return nil
 	}
@@ -76,7 +100,7 @@ func walkDir(ctx context.Context, dir, rel string, stack *gitignore.Stack, fn wa
 		if stack.Ignored(abs, false) {
 			continue
 		}
-		if err := fn(abs, r, e); err != nil {
+		if err := fn(abs, r, walkEntry{e, f}); err != nil {
 			return err
 		}
 	}
