@@ -49,10 +49,15 @@ type Tools struct {
 // Permissions holds the default mode and the permission rules, written
 // `tool` or `tool(pattern)`. Deny beats ask beats allow.
 type Permissions struct {
-	DefaultMode string   `json:"defaultMode,omitempty"`
-	Allow       []string `json:"allow,omitempty"`
-	Ask         []string `json:"ask,omitempty"`
-	Deny        []string `json:"deny,omitempty"`
+	DefaultMode string `json:"defaultMode,omitempty"`
+	// Remember is where an "Always allow" or "Always reject" answer is
+	// kept: "session", "project" (the default: the project's git-ignored
+	// .dshd/settings.local.json) or "user" (settings.local.json in the
+	// user's dshd configuration directory).
+	Remember string   `json:"remember,omitempty"`
+	Allow    []string `json:"allow,omitempty"`
+	Ask      []string `json:"ask,omitempty"`
+	Deny     []string `json:"deny,omitempty"`
 }
 
 // Bash configures the shell tool.
@@ -202,6 +207,9 @@ func Merge(base, over Settings) Settings {
 	out.Tools.Deny = appendNew(base.Tools.Deny, over.Tools.Deny)
 	if over.Permissions.DefaultMode != "" {
 		out.Permissions.DefaultMode = over.Permissions.DefaultMode
+	}
+	if over.Permissions.Remember != "" {
+		out.Permissions.Remember = over.Permissions.Remember
 	}
 	out.Permissions.Allow = appendNew(base.Permissions.Allow, over.Permissions.Allow)
 	out.Permissions.Ask = appendNew(base.Permissions.Ask, over.Permissions.Ask)
