@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
@@ -67,6 +68,15 @@ type Options struct {
 	// Rules are the configured permission rules (settings files). Replace
 	// them live with [Agent.SetRules].
 	Rules policy.RuleSet
+	// Grants, optional, keeps "Always allow" / "Always reject" answers
+	// beyond the session they were given in (project and user scope, see
+	// bridge/grants); without it every answer is remembered for its
+	// session only.
+	Grants *grants.Store
+	// Remember is the scope new answers are remembered in: session,
+	// project or user (default project with Grants, session without).
+	// Change it live with [Agent.SetRememberScope].
+	Remember policy.Scope
 	// DefaultMode is the mode of new sessions (default [ModeDefault]).
 	DefaultMode string
 	// Protected are paths no tool may write (the daemon's settings files,
@@ -128,6 +138,7 @@ type Agent struct {
 	log      *slog.Logger
 	rules    atomic.Pointer[policy.RuleSet]
 	mode     atomic.Pointer[string] // default mode of new sessions
+	remember atomic.Pointer[policy.Scope]
 	store    *store
 
 	mu       sync.Mutex
@@ -180,6 +191,7 @@ func New(opts Options) *Agent {
 	a.rules.Store(&rs)
 	mode := opts.DefaultMode
 	a.mode.Store(&mode)
+	_ = a.SetRememberScope(opts.Remember)
 	a.install()
 	return a
 }
@@ -196,6 +208,41 @@ func (a *Agent) SetDefaultMode(mode string) error {
 	}
 	a.mode.Store(&mode)
 	return nil
+}
+
+// SetRememberScope changes where answers given from now on are
+// remembered; empty means the default (project with [Options.Grants],
+// else session). Project and user scope need Options.Grants (and user
+// scope a user file): without them the answer is remembered for the
+// session, and the option names say so.
+func (a *Agent) SetRememberScope(scope policy.Scope) error {
+	if scope == "" {
+		scope = policy.ScopeProject
+	}
+	if _, err := policy.ParseScope(string(scope)); err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	a.remember.Store(&scope)
+	return nil
+}
+
+// rememberScope is the scope an answer given now is remembered in, for a
+// session in cwd.
+func (a *Agent) rememberScope(cwd string) policy.Scope {
+	scope := *a.remember.Load()
+	if a.opts.Grants == nil || a.opts.Grants.File(cwd, scope) == "" {
+		return policy.ScopeSession
+	}
+	return scope
+}
+
+// storedRules are the grants kept beyond sessions for a session in cwd.
+func (a *Agent) storedRules(cwd string) policy.RuleSet {
+	if a.opts.Grants == nil {
+		return policy.RuleSet{}
+	}
+	rs, _ := a.opts.Grants.RuleSet(cwd)
+	return rs
 }
 
 // RefreshSessionTools recomputes the session tools ([Options.SessionTools])

@@ -36,8 +36,9 @@ type approver struct {
 // permissionRequest builds the request for a call: the call as the editor
 // already shows it, what it would do (the preview's diff, or else the
 // command and paths it touches) and why it asks, and the four
-// options, the "always" ones naming the rule they would remember.
-func permissionRequest(s *session, callID string, view presentation.CallView, pv previewView, req pipeline.AskRequest, sug policy.Suggestion) acp.RequestPermissionRequest {
+// options, the "always" ones naming the rule they would remember and the
+// scope they remember it in.
+func permissionRequest(s *session, callID string, view presentation.CallView, pv previewView, req pipeline.AskRequest, sug policy.Suggestion, scope policy.Scope) acp.RequestPermissionRequest {
 	content := append(s.conn.features.mapContent(view.Content), pv.content...)
 	if len(content) == 0 {
 		content = subjectContent(s.cwd, req.Subjects)
@@ -58,15 +59,15 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 	options := []acp.PermissionOption{{OptionID: optionAllowOnce, Name: "Allow once", Kind: acp.PermissionAllowOnce, Meta: once}}
 	if sug.OK() {
 		options = append(options, acp.PermissionOption{
-			OptionID: optionAllowAlways, Name: sug.Label(policy.Allow, policy.ScopeSession), Kind: acp.PermissionAllowAlways,
-			Meta: ruleMeta(policy.Allow, sug),
+			OptionID: optionAllowAlways, Name: sug.Label(policy.Allow, scope), Kind: acp.PermissionAllowAlways,
+			Meta: ruleMeta(policy.Allow, sug, scope),
 		})
 	}
 	options = append(options, acp.PermissionOption{OptionID: optionRejectOnce, Name: "Reject once", Kind: acp.PermissionRejectOnce, Meta: once})
 	if sug.OK() {
 		options = append(options, acp.PermissionOption{
-			OptionID: optionRejectAlways, Name: sug.Label(policy.Deny, policy.ScopeSession), Kind: acp.PermissionRejectAlways,
-			Meta: ruleMeta(policy.Deny, sug),
+			OptionID: optionRejectAlways, Name: sug.Label(policy.Deny, scope), Kind: acp.PermissionRejectAlways,
+			Meta: ruleMeta(policy.Deny, sug, scope),
 		})
 	}
 	return acp.RequestPermissionRequest{SessionID: s.id, ToolCall: tc, Options: options}
@@ -74,7 +75,7 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 
 // ruleMeta describes the rules an "always" option remembers, so a client
 // (or a test) can show or check exactly what will be remembered.
-func ruleMeta(d policy.Decision, sug policy.Suggestion) acp.Meta {
+func ruleMeta(d policy.Decision, sug policy.Suggestion, scope policy.Scope) acp.Meta {
 	rules := make([]string, len(sug.Rules))
 	for i, r := range sug.Rules {
 		rules[i] = r.String()
@@ -82,7 +83,7 @@ func ruleMeta(d policy.Decision, sug policy.Suggestion) acp.Meta {
 	return metaJSON(map[string]any{MetaKey: map[string]any{
 		"remembers": rules,
 		"decision":  d.String(),
-		"scope":     "session",
+		"scope":     string(scope),
 	}})
 }
 
@@ -96,7 +97,10 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 		// (whose toolCall a client merges into the card while it asks).
 		t.send(ap.pendingUpdate(pv))
 	}
-	params := permissionRequest(s, ap.call.id, ap.view, pv, req, sug)
+	// The scope is fixed when asking, so the answer does what the option
+	// said even if the settings change meanwhile.
+	scope := s.agent.rememberScope(s.cwd)
+	params := permissionRequest(s, ap.call.id, ap.view, pv, req, sug, scope)
 	var resp acp.RequestPermissionResponse
 	err := s.conn.peer().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
 	if err != nil {
@@ -121,16 +125,16 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 			return pipeline.Approval{AllowedOnce: true}, nil
 		case optionAllowAlways:
 			if sug.OK() {
-				s.rememberRules(policy.Allow, sug.Rules)
+				t.notice(s.rememberRules(scope, policy.Allow, sug.Rules))
 			}
 			return pipeline.Approval{AllowedOnce: true}, nil
 		case optionRejectOnce:
 			return pipeline.Approval{Reason: "the user rejected this call"}, nil
 		case optionRejectAlways:
 			if sug.OK() {
-				s.rememberRules(policy.Deny, sug.Rules)
+				t.notice(s.rememberRules(scope, policy.Deny, sug.Rules))
 			}
-			return pipeline.Approval{Reason: "the user rejected this call and all like it for this session"}, nil
+			return pipeline.Approval{Reason: "the user rejected this call and all like it " + scope.Phrase()}, nil
 		}
 		return pipeline.Approval{Reason: "the client selected an unknown option " + o.OptionID}, nil
 	}
@@ -231,4 +235,13 @@ func safePreview(ctx context.Context, log *slog.Logger, def *registry.Definition
 		return nil
 	}
 	return v
+}
+
+// notice tells the person something the turn's answer does not show (a
+// permission answer that could not be remembered as asked); empty is
+// nothing.
+func (t *Turn) notice(text string) {
+	if text != "" {
+		t.send(&acp.AgentMessageChunk{Content: acp.Text(text + "\n")})
+	}
 }

@@ -23,8 +23,8 @@ func availableCommands() []acp.AvailableCommand {
 		names[i] = m.id
 	}
 	return []acp.AvailableCommand{
-		{Name: CommandPermissions, Description: "List the permission rules in force: those remembered in this session and the configured ones."},
-		{Name: CommandRevoke, Description: "Forget a permission rule remembered in this session.", Input: &acp.AvailableCommandInput{Hint: "rule number from /permissions, or all"}},
+		{Name: CommandPermissions, Description: "List the permission rules in force: the remembered answers (session, project, user) and the configured rules."},
+		{Name: CommandRevoke, Description: "Forget a remembered Always allow / Always reject answer.", Input: &acp.AvailableCommandInput{Hint: "rule number from /permissions, or all"}},
 		{Name: CommandMode, Description: "Switch the session mode.", Input: &acp.AvailableCommandInput{Hint: strings.Join(names, " | ")}},
 	}
 }
@@ -61,16 +61,21 @@ func (s *session) slashCommand(t *Turn) (bool, acp.StopReason) {
 
 func (s *session) describeRules() string {
 	var b strings.Builder
-	gs := s.grants()
+	gs, problems := s.grants()
 	if len(gs) == 0 {
-		b.WriteString("No permission rules are remembered in this session.\n")
+		b.WriteString("No answers are remembered for this session.\n")
 	} else {
-		b.WriteString("Remembered in this session:\n")
+		b.WriteString("Remembered answers:\n")
 		for i, g := range gs {
-			fmt.Fprintf(&b, "%d. %s `%s`\n", i+1, g.decision, g.rule)
+			fmt.Fprintf(&b, "%d. %s `%s` %s%s\n", i+1, g.decision, g.rule, g.scope.Phrase(), s.whereKept(g.scope))
 		}
 		b.WriteString("\nRevoke one with `/revoke <number>` or all with `/revoke all`.\n")
 	}
+	for _, p := range problems {
+		fmt.Fprintf(&b, "⚠ Ignored, because it cannot be used: %v\n", p)
+	}
+	fmt.Fprintf(&b, "New answers are remembered %s%s (settings key `permissions.remember`: session, project or user).\n",
+		s.agent.rememberScope(s.cwd).Phrase(), s.whereKept(s.agent.rememberScope(s.cwd)))
 	rs := s.agent.Rules()
 	if len(rs.Allow)+len(rs.Ask)+len(rs.Deny) > 0 {
 		b.WriteString("\nConfigured (settings files):\n")
@@ -87,14 +92,28 @@ func (s *session) describeRules() string {
 	return b.String()
 }
 
+// whereKept names the file of a scope's grants, for listings.
+func (s *session) whereKept(scope policy.Scope) string {
+	if g := s.agent.opts.Grants; g != nil && scope != policy.ScopeSession {
+		return " (" + g.File(s.cwd, scope) + ")"
+	}
+	return ""
+}
+
 func (s *session) revokeCommand(args []string) string {
-	gs := s.grants()
+	gs, _ := s.grants()
 	if len(args) != 1 {
 		return "Usage: `/revoke <number>` (see `/permissions`) or `/revoke all`."
 	}
 	if args[0] == "all" {
+		var failed []string
 		for _, g := range gs {
-			s.revoke(g)
+			if err := s.revoke(g); err != nil {
+				failed = append(failed, fmt.Sprintf("%s `%s`: %v", g.decision, g.rule, err))
+			}
+		}
+		if len(failed) > 0 {
+			return fmt.Sprintf("Revoked %d remembered rule(s); these could not be revoked:\n%s", len(gs)-len(failed), strings.Join(failed, "\n"))
 		}
 		return fmt.Sprintf("Revoked %d remembered rule(s).", len(gs))
 	}
@@ -103,8 +122,10 @@ func (s *session) revokeCommand(args []string) string {
 		return fmt.Sprintf("There is no remembered rule %q; `/permissions` lists them.", args[0])
 	}
 	g := gs[n-1]
-	s.revoke(g)
-	return fmt.Sprintf("Revoked: %s `%s`.", g.decision, g.rule)
+	if err := s.revoke(g); err != nil {
+		return fmt.Sprintf("Could not revoke %s `%s`: %v", g.decision, g.rule, err)
+	}
+	return fmt.Sprintf("Revoked: %s `%s` %s.", g.decision, g.rule, g.scope.Phrase())
 }
 
 func (s *session) modeCommand(args []string) string {

@@ -298,9 +298,24 @@ func (c *conn) announce(s *session, failures []error) {
 		return
 	}
 	s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
-	for _, f := range failures {
+	for _, f := range append(failures, s.grantProblems()...) {
 		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
 	}
+}
+
+// grantProblems are the grants files of the session's project and user
+// that cannot be used: they are ignored, and the person is told once, when
+// the session starts (and by /permissions).
+func (s *session) grantProblems() []error {
+	if s.agent.opts.Grants == nil {
+		return nil
+	}
+	_, errs := s.agent.opts.Grants.Grants(s.cwd)
+	out := make([]error, len(errs))
+	for i, err := range errs {
+		out[i] = fmt.Errorf("remembered permissions ignored: %w", err)
+	}
+	return out
 }
 
 func cleanAll(ps []string) []string {

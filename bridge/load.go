@@ -69,7 +69,7 @@ func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, serve
 	s := newSession(a, c, id, filepath.Clean(cwd), cleanAll(extra), h.Created)
 	s.log = w
 	s.restore(recs)
-	failures := c.attach(ctx, s, servers)
+	failures := append(c.attach(ctx, s, servers), s.grantProblems()...)
 	for _, f := range failures {
 		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
 	}

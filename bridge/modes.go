@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -208,10 +209,16 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 	if s := a.sessionFor(exec.Scope()); s != nil {
 		cwd = s.cwd
 	}
+	protected := a.opts.Protected
+	if a.opts.Grants != nil && cwd != "" {
+		// The remembered answers are the daemon's to write, never a
+		// tool's: a tool that could write them could grant itself.
+		protected = append(slices.Clip(protected), a.opts.Grants.Files(cwd)...)
+	}
 	for _, subj := range exec.Subjects() {
 		switch {
 		case subj.Kind == registry.SubjectPath && subj.Writes:
-			if policy.Protected(cwd, subj.Value, a.opts.StateDir, a.opts.Protected) {
+			if policy.Protected(cwd, subj.Value, a.opts.StateDir, protected) {
 				return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
 			}
 		case subj.Kind == registry.SubjectCommand && cwd != "":
@@ -219,7 +226,7 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 				// Only a path that resolves counts: a word that is no
 				// path at all (too long for a file name, say) is fine.
 				abs, err := policy.Resolve(cp.Dir, cp.Path)
-				if err == nil && policy.Protected(cwd, abs, a.opts.StateDir, a.opts.Protected) {
+				if err == nil && policy.Protected(cwd, abs, a.opts.StateDir, protected) {
 					return fmt.Sprintf("the command names %q, which is protected: commands may not touch the daemon's settings and state or .git internals (run git itself for the repository)", cp.Path)
 				}
 			}

@@ -8,10 +8,12 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
@@ -129,8 +131,27 @@ func (s *session) remember(record json.RawMessage) error {
 	return s.log.append(logEvent{Kind: evHistory, Record: record})
 }
 
-// rememberRules records allow_always or reject_always grants.
-func (s *session) rememberRules(d policy.Decision, rules []policy.Rule) {
+// rememberRules records allow_always or reject_always grants in scope. A
+// project or user grant goes to its file; when that fails, the grant is
+// kept for the session, and the returned notice says so.
+func (s *session) rememberRules(scope policy.Scope, d policy.Decision, rules []policy.Rule) (notice string) {
+	if scope != policy.ScopeSession {
+		note, err := s.agent.opts.Grants.Add(s.cwd, scope, d, rules...)
+		if note.Damaged != nil {
+			notice = fmt.Sprintf("⚠ The remembered permissions file was damaged (%v); it is kept as %s and a fresh file was started.", note.Damaged, note.KeptAs)
+		}
+		if err == nil {
+			return notice
+		}
+		s.agent.log.Error("remembering a permission answer", "session", s.id, "scope", scope, "err", err)
+		notice = strings.TrimSpace(notice + fmt.Sprintf("\n⚠ This answer could not be remembered %s (%v); it is remembered in this session only.", scope.Phrase(), err))
+	}
+	s.rememberSession(d, rules)
+	return notice
+}
+
+// rememberSession records grants for the session (and its log).
+func (s *session) rememberSession(d policy.Decision, rules []policy.Rule) {
 	s.mu.Lock()
 	for _, r := range rules {
 		s.remembered.Add(d, r)
@@ -143,27 +164,42 @@ func (s *session) rememberRules(d policy.Decision, rules []policy.Rule) {
 	}
 }
 
-// grants lists the remembered grants, allow rules first.
-func (s *session) grants() []grant {
+// grants lists the remembered grants: the session's (allow rules first),
+// then the project's and the user's, and the problems of grants files that
+// cannot be read.
+func (s *session) grants() ([]grant, []error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []grant
 	for _, r := range s.remembered.Allow {
-		out = append(out, grant{policy.Allow, r})
+		out = append(out, grant{policy.ScopeSession, policy.Allow, r})
 	}
 	for _, r := range s.remembered.Deny {
-		out = append(out, grant{policy.Deny, r})
+		out = append(out, grant{policy.ScopeSession, policy.Deny, r})
 	}
-	return out
+	s.mu.Unlock()
+	if s.agent.opts.Grants == nil {
+		return out, nil
+	}
+	stored, errs := s.agent.opts.Grants.Grants(s.cwd)
+	for _, g := range stored {
+		out = append(out, grant{g.Scope, g.Decision, g.Rule})
+	}
+	return out, errs
 }
 
-// grant is one remembered rule.
+// grant is one remembered rule and its scope.
 type grant struct {
+	scope    policy.Scope
 	decision policy.Decision
 	rule     policy.Rule
 }
 
-func (s *session) revoke(g grant) {
+// revoke forgets a grant where it is kept.
+func (s *session) revoke(g grant) error {
+	if g.scope != policy.ScopeSession {
+		_, err := s.agent.opts.Grants.Remove(s.cwd, grants.Grant{Scope: g.scope, Decision: g.decision, Rule: g.rule})
+		return err
+	}
 	s.mu.Lock()
 	rs := &s.remembered
 	list := &rs.Allow
@@ -175,6 +211,7 @@ func (s *session) revoke(g grant) {
 	if s.log != nil {
 		s.log.append(logEvent{Kind: evRevoke, Decision: g.decision.String(), Rule: g.rule.String()})
 	}
+	return nil
 }
 
 // verdict evaluates the configured rules and the session's grants for a
@@ -185,18 +222,22 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 	s.mu.Lock()
 	mine := s.remembered
 	s.mu.Unlock()
+	stored := s.agent.storedRules(s.cwd)
 	subjects := exec.Subjects()
 	// Paths are judged where they land too: a symlink must neither slip
 	// past a deny rule nor stretch an allow rule (a remembered one above
 	// all: "always allow edits in src/") to wherever it points.
 	l := s.landing(exec, subjects)
 	tool := exec.ToolName()
-	v := policy.Strictest(rs.EvaluateLanded(tool, subjects, l), mine.EvaluateLanded(tool, subjects, l))
+	// Deny beats ask beats allow across all of them: a remembered allow
+	// never widens a configured or remembered deny.
+	v := policy.Strictest(rs.EvaluateLanded(tool, subjects, l), mine.EvaluateLanded(tool, subjects, l), stored.EvaluateLanded(tool, subjects, l))
 	if changesFiles(exec.Kind(), subjects) {
 		// File changes are also judged as a class, so a grant remembered
 		// for a write covers an edit of the same file (and a deny of
 		// either kind still beats an allow of either kind).
-		v = policy.Strictest(v, rs.EvaluateLanded(policy.ClassEdits, subjects, l), mine.EvaluateLanded(policy.ClassEdits, subjects, l))
+		c := policy.ClassEdits
+		v = policy.Strictest(v, rs.EvaluateLanded(c, subjects, l), mine.EvaluateLanded(c, subjects, l), stored.EvaluateLanded(c, subjects, l))
 	}
 	return v
 }

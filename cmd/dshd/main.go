@@ -14,9 +14,11 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/task"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 	"github.com/dsh-tools/dshd/tools"
 )
@@ -99,8 +101,10 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	if err != nil {
 		return nil, err
 	}
+	var userGrants string
 	if p := userSettingsPath(getenv); p != "" {
 		d.paths = append(d.paths, p)
+		userGrants = filepath.Join(filepath.Dir(p), grants.FileName)
 	}
 	d.paths = append(d.paths, filepath.Join(cwd, ".dshd", "settings.json"))
 	if f.config != "" {
@@ -141,8 +145,12 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		MCP:         mcpConnector{version: versionString()},
 		Rules:       ruleSet(s, d.home),
 		DefaultMode: s.Permissions.DefaultMode,
-		Protected:   append([]string{d.stateDir}, d.paths...),
-		Logger:      log,
+		// Always allow / Always reject answers outlive the session: in
+		// the project's .dshd/settings.local.json by default.
+		Grants:    grants.New(userGrants),
+		Remember:  policy.Scope(s.Permissions.Remember),
+		Protected: append([]string{d.stateDir}, d.paths...),
+		Logger:    log,
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
 		// Diagnostics for the fault suite and for operators.
@@ -182,6 +190,9 @@ func (d *daemon) apply(files config.Settings) {
 	}
 	if err := d.agent.SetDefaultMode(mode); err != nil {
 		d.log.Error("default mode not applied", "err", err)
+	}
+	if err := d.agent.SetRememberScope(policy.Scope(s.Permissions.Remember)); err != nil {
+		d.log.Error("permissions.remember not applied", "err", err)
 	}
 	if err := d.registry.SetGlobal(tools.Builtin(toolOptions(s, d.jobs))...); err != nil {
 		d.log.Error("tool settings not applied", "err", err)

@@ -30,6 +30,11 @@ func validateSettings(s *config.Settings) error {
 			return &config.ValueError{Value: m, Err: fmt.Errorf("permissions.defaultMode: %w", err)}
 		}
 	}
+	if r := s.Permissions.Remember; r != "" {
+		if _, err := policy.ParseScope(r); err != nil {
+			return &config.ValueError{Value: r, Err: fmt.Errorf("permissions.remember: %w", err)}
+		}
+	}
 	switch p := s.Model.Provider; p {
 	case "", "script", "openai", "anthropic":
 	default:
