@@ -57,7 +57,10 @@ func policyFixture(t *testing.T) (*fixture, string) {
 	f.config = filepath.Join(f.ws, "cfg", "settings.json")
 	// The allow rules name the symlinks as written: rules judge a path
 	// where it lands too, so they must not let a write escape the project.
-	settings := `{"permissions": {"deny": ["bash(rm *)", "read(**/.env)", "write(**/victim.txt)", "edit(**/victim.txt)"],
+	// Answers are remembered for the session here, so that nothing may
+	// change under .dshd/: the project's remembered answers are the
+	// daemon's to write (TestRememberedAcrossDaemons), never a tool's.
+	settings := `{"permissions": {"remember": "session", "deny": ["bash(rm *)", "read(**/.env)", "write(**/victim.txt)", "edit(**/victim.txt)"],
 		"allow": ["write(link-out/**)", "write(link-secret)", "edit(link-secret)"]}}` + "\n"
 	if err := os.WriteFile(f.config, []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
@@ -89,6 +92,7 @@ func fileAttacks(state string) []toolCall {
 		w("settings-config", "cfg/settings.json"),
 		{ID: "settings-edit", Name: "edit", Arguments: map[string]any{"path": "cfg/settings.json", "old": "bash(rm *)", "new": "bash(nothing)"}},
 		w("settings-project", ".dshd/settings.json"),
+		w("grants-project", ".dshd/settings.local.json"),
 		w("state-forge", "state/forged.jsonl"),
 		w("state-abs", filepath.Join(state, "forged2.jsonl")),
 		w("nul-byte", "small.txt\x00/../../outside/pwned-nul.txt"),
@@ -110,6 +114,7 @@ func fileAttacks(state string) []toolCall {
 		sh("sh-user-settings", `mkdir -p "$XDG_CONFIG_HOME/dshd" && echo '{}' > "$XDG_CONFIG_HOME/dshd/settings.json"`),
 		sh("sh-user-settings-tilde", `echo '{}' > ~/.config/dshd/settings.json`),
 		sh("sh-project-settings", `tee .dshd/settings.json < small.txt`),
+		sh("sh-project-grants", `echo '{"permissions":{"allow":["bash"]}}' > .dshd/settings.local.json`),
 		sh("sh-git", `echo '[core]' >> .git/config`),
 		sh("sh-git-hook", `printf '#!/bin/sh\n' > .git/hooks/pre-commit`),
 		sh("sh-state", `cp small.txt `+filepath.Join(state, "forged3.jsonl")),
