@@ -115,8 +115,12 @@ func (f *fixture) env() []string {
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C",
 	}
-	if v := os.Getenv("GORACE"); v != "" {
-		env = append(env, "GORACE="+v)
+	// GORACE tunes a race-enabled daemon; DSHD_CPUPROFILE profiles it
+	// (for taking the benchmarks apart).
+	for _, k := range []string{"GORACE", "DSHD_CPUPROFILE"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
 	}
 	return env
 }
@@ -191,6 +195,14 @@ func (p *proc) kill() {
 	case <-p.exited:
 		return
 	default:
+	}
+	if os.Getenv("DSHD_CPUPROFILE") != "" {
+		// A profiled daemon writes its profile when the editor goes away:
+		// let it, then kill it all the same if it lingers.
+		_ = p.stdin.Close()
+		if p.waitExit(10 * time.Second) {
+			return
+		}
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.exited

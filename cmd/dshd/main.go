@@ -61,6 +61,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
+	if path := getenv("DSHD_CPUPROFILE"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			log.Error("dshd cannot write the CPU profile", "err", err)
+			return exitError
+		}
+		defer stop()
+	}
 	d, err := newDaemon(f, getenv, log)
 	if err != nil {
 		log.Error("dshd cannot start", "err", err)
