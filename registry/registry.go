@@ -191,6 +191,12 @@ func (r *Registry) SetRestrictions(rs ...Restriction) {
 	r.update(func(s *snapshot) { s.restrictions = rs })
 }
 
+// Admits reports whether the global layer's restrictions admit a tool
+// called name. Scope-local tools escape the restrictions; whoever adds one
+// that the settings should be able to switch off (a session's skill tool,
+// say) asks here first.
+func (r *Registry) Admits(name string) bool { return admitted(r.snap.Load().restrictions, name) }
+
 // AddScoped adds scope-local tools to scope (a session, usually). Names
 // must be unique within the scope's own layer; a scope-local tool shadows a
 // global one of the same name. Restrictions do not apply to them.
