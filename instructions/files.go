@@ -169,4 +169,3 @@ func cutText(s string, n int) string {
 	}
 	return s[:cut]
 }
-

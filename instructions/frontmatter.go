@@ -34,7 +34,9 @@ type FrontMatterError struct {
 	Err  error
 }
 
-func (e *FrontMatterError) Error() string { return fmt.Sprintf("front matter line %d: %v", e.Line, e.Err) }
+func (e *FrontMatterError) Error() string {
+	return fmt.Sprintf("front matter line %d: %v", e.Line, e.Err)
+}
 
 func (e *FrontMatterError) Unwrap() error { return e.Err }
 

@@ -222,29 +222,16 @@ func (s *Snapshot) Command(name string) (Command, bool) {
 	return Command{}, false
 }
 
-// Prompt is the snapshot's section of the system prompt: the instruction
-// files, then the skills' names and descriptions. It is empty when there
-// are neither. It depends on the files only, so it stays byte-identical
-// between model requests until a file changes.
+// Prompt is the snapshot's section of the system prompt: "# Project
+// instructions" with [Snapshot.InstructionsText], then "# Skills" with the
+// skills' names and descriptions. It is empty when there are neither. It
+// depends on the files only, so it stays byte-identical between model
+// requests until a file changes.
 func (s *Snapshot) Prompt() string {
 	var sb strings.Builder
-	if len(s.Files) > 0 {
+	if text := s.InstructionsText(); text != "" {
 		sb.WriteString("# Project instructions\n\n")
-		sb.WriteString("The instruction files below come from the user and the repository, the most general first; where they disagree, the later, more specific one wins. Instruction files deeper in the tree are shown with the first tool result under their directory.\n")
-		for _, f := range s.Files {
-			sb.WriteString("\n## ")
-			sb.WriteString(f.Path)
-			if f.Dir == "" {
-				sb.WriteString(" (the user's instructions for every project)\n\n")
-			} else {
-				fmt.Fprintf(&sb, " (governs %s)\n\n", f.Dir)
-			}
-			sb.WriteString(strings.TrimRight(f.Text, "\n"))
-			sb.WriteByte('\n')
-			if f.Truncated {
-				sb.WriteString(TruncationNote(f, s.Budget))
-			}
-		}
+		sb.WriteString(text)
 	}
 	if len(s.Skills) > 0 {
 		if sb.Len() > 0 {
@@ -254,6 +241,33 @@ func (s *Snapshot) Prompt() string {
 		fmt.Fprintf(&sb, "Skills are instructions for particular tasks. When a task matches a skill's description, load the skill with the `%s` tool before you start, then follow it.\n", SkillToolName)
 		for _, sk := range s.Skills {
 			fmt.Fprintf(&sb, "- %s: %s\n", sk.Name, oneLine(sk.Description))
+		}
+	}
+	return sb.String()
+}
+
+// InstructionsText is the instruction files as the model reads them: a
+// sentence on how they apply, then each file under a heading that names
+// it and the directory it governs, a cut one followed by a note saying
+// so. It is empty when there are no files.
+func (s *Snapshot) InstructionsText() string {
+	if len(s.Files) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	sb.WriteString("The instruction files below come from the user and the repository, the most general first; where they disagree, the later, more specific one wins. Instruction files deeper in the tree are shown with the first tool result under their directory.\n")
+	for _, f := range s.Files {
+		sb.WriteString("\n## ")
+		sb.WriteString(f.Path)
+		if f.Dir == "" {
+			sb.WriteString(" (the user's instructions for every project)\n\n")
+		} else {
+			fmt.Fprintf(&sb, " (governs %s)\n\n", f.Dir)
+		}
+		sb.WriteString(strings.TrimRight(f.Text, "\n"))
+		sb.WriteByte('\n')
+		if f.Truncated {
+			sb.WriteString(TruncationNote(f, s.Budget))
 		}
 	}
 	return sb.String()

@@ -209,12 +209,12 @@ func TestCommands(t *testing.T) {
 
 func TestSplitArguments(t *testing.T) {
 	for in, want := range map[string]string{
-		`a b  c`:         "a|b|c",
-		`"a b" 'c d' e`:  "a b|c d|e",
-		`a\ b "x\"y"`:    `a b|x"y`,
-		`'it''s'`:        "its",
-		``:               "",
-		`"" x`:           "|x",
+		`a b  c`:        "a|b|c",
+		`"a b" 'c d' e`: "a b|c d|e",
+		`a\ b "x\"y"`:   `a b|x"y`,
+		`'it''s'`:       "its",
+		``:              "",
+		`"" x`:          "|x",
 	} {
 		if got := strings.Join(instructions.SplitArguments(in), "|"); got != want {
 			t.Errorf("SplitArguments(%q) = %q, want %q", in, got, want)
