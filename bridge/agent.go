@@ -15,6 +15,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/grants"
+	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
@@ -65,6 +66,15 @@ type Options struct {
 	// MCP, optional, connects the MCP servers the editor passes in
 	// session/new, session/load and session/resume.
 	MCP MCPConnector
+	// Instructions, optional, finds each session's project instructions,
+	// skills and custom commands (package instructions): the bridge
+	// advertises the custom commands and skills as slash commands (again
+	// whenever the files change) and expands them into the prompt, offers
+	// the skill tool while there are skills, attaches the instruction
+	// files below the cwd to the first tool result under their directory,
+	// and hands the system prompt's section to the loop through
+	// [Turn.Instructions].
+	Instructions *instructions.Library
 	// Rules are the configured permission rules (settings files). Replace
 	// them live with [Agent.SetRules].
 	Rules policy.RuleSet
@@ -253,7 +263,7 @@ func (a *Agent) storedRules(cwd string) policy.RuleSet {
 // them. A session whose new set clashes with its other tools keeps the
 // previous set (logged). MCP tools are not touched.
 func (a *Agent) RefreshSessionTools() {
-	if a.opts.SessionTools == nil {
+	if a.opts.SessionTools == nil && a.opts.Instructions == nil {
 		return
 	}
 	a.toolsGen.Add(1)

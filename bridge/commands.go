@@ -45,6 +45,12 @@ func (s *session) slashCommand(t *Turn) (bool, acp.StopReason) {
 	}
 	name, args := fields[0], fields[1:]
 	var reply string
+	if expanded, handled, r := s.expandCommand(t, name, commandArgs(tc.Text, name)); expanded {
+		return false, ""
+	} else if handled {
+		t.Text(r)
+		return true, acp.StopEndTurn
+	}
 	switch name {
 	case CommandPermissions:
 		reply = s.describeRules()
@@ -57,6 +63,13 @@ func (s *session) slashCommand(t *Turn) (bool, acp.StopReason) {
 	}
 	t.Text(reply)
 	return true, acp.StopEndTurn
+}
+
+// commandArgs is the text after the command's name, quotes and spacing
+// kept.
+func commandArgs(text, name string) string {
+	rest := strings.TrimLeft(text[1:], " \t")
+	return strings.TrimSpace(strings.TrimPrefix(rest, name))
 }
 
 func (s *session) describeRules() string {

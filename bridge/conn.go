@@ -215,6 +215,7 @@ func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) 
 	a := c.agent
 	info := s.info()
 	var failures []error
+	s.openProject()
 	gen := a.toolsGen.Load()
 	if err := s.refreshSessionTools(); err != nil {
 		failures = append(failures, fmt.Errorf("session tools: %w", err))
@@ -297,7 +298,7 @@ func (c *conn) announce(s *session, failures []error) {
 	if closed {
 		return
 	}
-	s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
+	s.advertise(true)
 	for _, f := range append(failures, s.grantProblems()...) {
 		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
 	}

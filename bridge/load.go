@@ -251,6 +251,11 @@ func (c *conn) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (acp.
 		if err := r.s.replay(ctx, r.records); err != nil {
 			return nil, fmt.Errorf("replaying session: %w", err)
 		}
+		if r.s.project != nil {
+			// The replay showed the commands of the session's past; the
+			// project's files may have changed since.
+			r.s.advertise(true)
+		}
 		return &acp.LoadSessionResponse{Modes: r.s.modeState(), ConfigOptions: r.s.configOptions()}, nil
 	}), nil
 }
@@ -263,7 +268,7 @@ func (c *conn) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (
 		}
 		// No replay; the editor knows the session, so its commands may go
 		// out before the response.
-		r.s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
+		r.s.advertise(true)
 		return &acp.ResumeSessionResponse{Modes: r.s.modeState(), ConfigOptions: r.s.configOptions()}, nil
 	}), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -161,6 +162,16 @@ func (t *Turn) Plan(entries []acp.PlanEntry) { t.plan(entries) }
 // Usage reports context-window usage: tokens used, the window size, and
 // optionally the cumulative session cost.
 func (t *Turn) Usage(used, size uint64, cost *acp.Cost) { t.usage(used, size, cost) }
+
+// Project returns what the session's repository and the user's
+// configuration tell the agent ([Options.Instructions]): the instruction
+// files (AGENTS.md, or CLAUDE.md) from the user's and the repository
+// root's down to the cwd's, and the skills. It is the files' current state
+// (they are watched), so a loop that calls it for every model request
+// applies an edit to the next one; [instructions.Snapshot.Prompt] renders
+// it as a section of a system prompt, byte-identical while no file
+// changes. It is nil without Options.Instructions.
+func (t *Turn) Project() *instructions.Snapshot { return t.sess.projectSnapshot() }
 
 // ClientCapabilities returns what the editor advertised at initialize.
 func (t *Turn) ClientCapabilities() acp.ClientCapabilities { return t.sess.conn.clientCaps }

@@ -52,6 +52,9 @@ type session struct {
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
 	landed      landedCall // see landing
+	// project is the session's share of Options.Instructions, nil
+	// without; set before the session is attached.
+	project *sessionProject
 	// announced, set for a session made by session/new, is closed once its
 	// first updates (the slash commands) are sent or skipped.
 	announced chan struct{}
@@ -486,6 +489,7 @@ func (s *session) close() {
 	}
 	s.agent.registry.RemoveScope(s.id)
 	s.agent.pipeline.RemoveScope(s.id)
+	s.closeProject()
 	if f := s.agent.opts.OnSessionClose; f != nil {
 		f(s.info())
 	}
@@ -531,12 +535,16 @@ func (s *session) mcpToolsChanged(tools []*registry.Definition, failures []error
 // closed session ignores it: its scope is gone and must stay gone.
 func (s *session) refreshSessionTools() error {
 	a := s.agent
-	if a.opts.SessionTools == nil {
+	if a.opts.SessionTools == nil && s.project == nil {
 		return nil
 	}
 	a.toolsMu.Lock()
 	defer a.toolsMu.Unlock()
-	defs := a.opts.SessionTools(s.info())
+	var defs []*registry.Definition
+	if a.opts.SessionTools != nil {
+		defs = a.opts.SessionTools(s.info())
+	}
+	defs = append(defs, s.skillTools()...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || len(defs) == 0 && len(s.sessionTools) == 0 {

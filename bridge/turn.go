@@ -232,6 +232,9 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		card = &presentation.GenericCard{Content: res.Content}
 	}
 	t.finish(oc, card, res, out.JSON)
+	if out.Dispatched && !res.IsError {
+		s.attachNested(out.Execution, &res)
+	}
 	return res
 }
 
