@@ -3,12 +3,10 @@ package model
 import (
 	"encoding/base64"
 	"fmt"
-	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
@@ -20,8 +18,22 @@ import (
 // resource as fenced file content with its path; an image as an image when
 // images is true and as a note otherwise; anything else as a note.
 func PromptMessage(blocks []acp.ContentBlock, images bool) llm.Message {
+	return PromptMessageRead(blocks, images, nil)
+}
+
+// PromptMessageRead is [PromptMessage] with the resource links read: read
+// (usually [bridge.Turn.ReadMention]) returns what a link names, and the
+// model gets the file's text (the selected lines of a selection or
+// symbol), a directory's listing or an image (when images is true); a link
+// that could not be read is said to the model with the reason, never
+// dropped. A nil read leaves links as notes.
+func PromptMessageRead(blocks []acp.ContentBlock, images bool, read func(uri string) bridge.Mention) llm.Message {
 	m := llm.Message{Role: llm.RoleUser}
 	for _, b := range blocks {
+		if link, ok := b.Value.(*acp.ResourceLink); ok && read != nil {
+			m.Parts = append(m.Parts, mentionPart(link, read(link.URI), images))
+			continue
+		}
 		m.Parts = append(m.Parts, promptPart(b, images))
 	}
 	if len(m.Parts) == 0 {
@@ -66,9 +78,44 @@ func promptPart(b acp.ContentBlock, images bool) llm.Part {
 	return &llm.Text{Text: "[The user attached content of a kind dshd does not understand.]"}
 }
 
-// selection matches the line range of a selection URI fragment: L10,
-// L10:20, L10-20 or L10-L20.
-var selection = regexp.MustCompile(`^L(\d+)(?:[:-]L?(\d+))?$`)
+// mentionPart shows a mention that was read.
+func mentionPart(link *acp.ResourceLink, m bridge.Mention, images bool) llm.Part {
+	where := describeURI(link.URI)
+	if link.Name != "" && !strings.Contains(where, link.Name) {
+		where += " (" + link.Name + ")"
+	}
+	switch {
+	case m.Err != nil:
+		return &llm.Text{Text: fmt.Sprintf("[The user referenced %s, which dshd could not read: %v.]", where, m.Err)}
+	case m.Dir:
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "The user referenced the directory %s. Its entries:\n", where)
+		for _, e := range m.Entries {
+			sb.WriteString(e)
+			sb.WriteByte('\n')
+		}
+		if len(m.Entries) == 0 {
+			sb.WriteString("(empty)\n")
+		}
+		if m.More > 0 {
+			fmt.Fprintf(&sb, "[… and %d more entries not listed.]\n", m.More)
+		}
+		return &llm.Text{Text: strings.TrimRight(sb.String(), "\n")}
+	case m.Image != nil:
+		if images {
+			return &llm.Image{MIMEType: m.MIMEType, Data: m.Image}
+		}
+		return &llm.Text{Text: fmt.Sprintf("[The user referenced the image %s, which this model cannot see.]", where)}
+	}
+	text := fencedFile(link.URI, m.Text)
+	if link.Name != "" && m.From > 0 && !strings.Contains(where, link.Name) {
+		text = fmt.Sprintf("The user referenced %s:\n%s", link.Name, text)
+	}
+	if m.Truncated {
+		text += fmt.Sprintf("\n[Only the first %d of %d bytes are shown; read the file with your tools for the rest.]", len(m.Text), m.Size)
+	}
+	return &llm.Text{Text: text}
+}
 
 // describeURI names a resource for the model: the path of a file URI with
 // its selected lines, or the URI itself.
@@ -89,17 +136,7 @@ func describeURI(uri string) string {
 // splitFileURI returns the path and selected lines of a file:// URI; path
 // is empty for other URIs.
 func splitFileURI(uri string) (path string, from, to int) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", 0, 0
-	}
-	path = u.Path
-	if m := selection.FindStringSubmatch(u.Fragment); m != nil {
-		from, _ = strconv.Atoi(m[1])
-		if m[2] != "" {
-			to, _ = strconv.Atoi(m[2])
-		}
-	}
+	path, from, to, _ = bridge.ParseFileURI(uri)
 	return path, from, to
 }
 

@@ -128,7 +128,7 @@ func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error)
 	}
 	r.msgs = Rebuild(t.History())
 
-	prompt := PromptMessage(t.Prompt(), opts.Images)
+	prompt := PromptMessageRead(t.Prompt(), opts.Images, func(uri string) bridge.Mention { return t.ReadMention(ctx, uri) })
 	r.add(prompt)
 
 	stop, err := r.steps(ctx)
@@ -277,6 +277,9 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 		tools = append(tools, llm.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 	}
 	instructions := r.opts.Instructions
+	if p := r.t.Project(); p != nil && r.sub == nil {
+		instructions = joinInstructions(p.Prompt(), instructions)
+	}
 	if r.sub != nil {
 		instructions = joinInstructions(instructions, subagentInstructions)
 	}
