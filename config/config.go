@@ -17,6 +17,16 @@ type Settings struct {
 	Permissions     Permissions `json:"permissions"`
 	Bash            Bash        `json:"bash"`
 	MaxTurnRequests int         `json:"maxTurnRequests,omitempty"`
+	// Instructions configures the project instruction files (AGENTS.md).
+	Instructions Instructions `json:"instructions"`
+}
+
+// Instructions configures how much of the instruction files (AGENTS.md,
+// CLAUDE.md) the system prompt holds.
+type Instructions struct {
+	// BudgetBytes caps the instruction files of the system prompt, all
+	// files together (0: 32 KiB); a cut file says so in the text.
+	BudgetBytes int `json:"budgetBytes,omitempty"`
 }
 
 // Model selects and configures the model provider.
@@ -225,6 +235,9 @@ func Merge(base, over Settings) Settings {
 	}
 	if over.MaxTurnRequests != 0 {
 		out.MaxTurnRequests = over.MaxTurnRequests
+	}
+	if over.Instructions.BudgetBytes != 0 {
+		out.Instructions.BudgetBytes = over.Instructions.BudgetBytes
 	}
 	return out
 }

@@ -144,12 +144,23 @@ func defaultStateDir(getenv func(string) string) (string, error) {
 // userSettingsPath is $XDG_CONFIG_HOME/dshd/settings.json, or
 // ~/.config/dshd/settings.json.
 func userSettingsPath(getenv func(string) string) string {
+	dir := userConfigDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "settings.json")
+}
+
+// userConfigDir is $XDG_CONFIG_HOME/dshd, or ~/.config/dshd when
+// XDG_CONFIG_HOME is unset or relative: the user's settings, AGENTS.md,
+// skills/ and commands/.
+func userConfigDir(getenv func(string) string) string {
 	if c := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(c) {
-		return filepath.Join(c, "dshd", "settings.json")
+		return filepath.Join(c, "dshd")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".config", "dshd", "settings.json")
+	return filepath.Join(home, ".config", "dshd")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/config"
+	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/policy"
@@ -90,6 +91,7 @@ type daemon struct {
 	loop     *model.Loop
 	taskTool *registry.Definition
 	agent    *bridge.Agent
+	project  *instructions.Library
 }
 
 func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
@@ -143,6 +145,11 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	d.registry.SetRestrictions(restriction(s))
 	lopts.Registry = d.registry
 	d.loop = model.New(lopts)
+	d.project = instructions.NewLibrary(instructions.Options{
+		UserDir: userConfigDir(getenv),
+		Budget:  s.Instructions.BudgetBytes,
+		Logger:  log,
+	})
 	d.agent = bridge.New(bridge.Options{
 		Loop:        d.loop,
 		Registry:    d.registry,
@@ -158,7 +165,9 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Grants:    grants.New(userGrants),
 		Remember:  policy.Scope(s.Permissions.Remember),
 		Protected: append([]string{d.stateDir}, d.paths...),
-		Logger:    log,
+		// AGENTS.md, skills and custom commands of each session\'s project.
+		Instructions: d.project,
+		Logger:       log,
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
 		// Diagnostics for the fault suite and for operators.
@@ -206,7 +215,9 @@ func (d *daemon) apply(files config.Settings) {
 		d.log.Error("tool settings not applied", "err", err)
 	}
 	d.registry.SetRestrictions(restriction(s))
-	// The restrictions do not reach session tools (task): recompute them.
+	d.project.SetBudget(s.Instructions.BudgetBytes)
+	// The restrictions do not reach session tools (task, skill): recompute
+	// them.
 	d.agent.RefreshSessionTools()
 	lopts, err := loopOptions(s, d.log)
 	if err != nil {

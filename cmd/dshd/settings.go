@@ -43,6 +43,9 @@ func validateSettings(s *config.Settings) error {
 	if s.MaxTurnRequests < 0 {
 		return fmt.Errorf("maxTurnRequests must not be negative")
 	}
+	if s.Instructions.BudgetBytes < 0 {
+		return fmt.Errorf("instructions.budgetBytes must not be negative")
+	}
 	return nil
 }
 
