@@ -74,7 +74,7 @@ func parseFlags(args []string, out io.Writer, getenv func(string) string) (f fla
 	fs.StringVar(&f.script, "script", "", "script file of the script provider (default: the embedded demo script)")
 	fs.StringVar(&f.config, "config", "", "an extra settings file, applied after the user and project files")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory of the durable session logs (default $XDG_STATE_HOME/dshd or ~/.local/state/dshd)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error (warn: nothing on a healthy start)")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	fs.SortFlags = false

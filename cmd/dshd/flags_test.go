@@ -17,13 +17,13 @@ func TestParseFlags(t *testing.T) {
 		want    flags
 		wantErr string
 	}{
-		{name: "defaults", want: flags{logLevel: "info"}},
+		{name: "defaults", want: flags{logLevel: "warn"}},
 		{name: "flags", args: []string{"--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--api-key-env", "K", "--state-dir", "/s", "--log-level", "debug"},
 			want: flags{provider: "openai", model: "m", baseURL: "http://x/v1", apiKeyEnv: "K", stateDir: "/s", logLevel: "debug"}},
-		{name: "environment", env: map[string]string{"DSHD_PROVIDER": "anthropic", "DSHD_MODEL": "claude", "DSHD_STATE_DIR": "/e", "DSHD_LOG_LEVEL": "warn"},
-			want: flags{provider: "anthropic", model: "claude", stateDir: "/e", logLevel: "warn"}},
+		{name: "environment", env: map[string]string{"DSHD_PROVIDER": "anthropic", "DSHD_MODEL": "claude", "DSHD_STATE_DIR": "/e", "DSHD_LOG_LEVEL": "debug"},
+			want: flags{provider: "anthropic", model: "claude", stateDir: "/e", logLevel: "debug"}},
 		{name: "flag beats environment", args: []string{"--model", "flag"}, env: map[string]string{"DSHD_MODEL": "env"},
-			want: flags{model: "flag", logLevel: "info"}},
+			want: flags{model: "flag", logLevel: "warn"}},
 		{name: "bad provider", args: []string{"--provider", "gemini"}, wantErr: "want script, openai or anthropic"},
 		{name: "bad provider from env", env: map[string]string{"DSHD_PROVIDER": "x"}, wantErr: "want script"},
 		{name: "bad level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},

@@ -228,3 +228,41 @@ func TestVersionAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthyStartIsQuiet: some clients (agent-shell) show every stderr
+// chunk as a notice, so a healthy start, a session and a turn write
+// nothing there by default; --log-level info still says "dshd ready".
+func TestHealthyStartIsQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" : stderr stays empty
+	}{
+		{name: "default", args: nil},
+		{name: "info", args: []string{"--log-level", "info"}, want: "dshd ready"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testContext(t)
+			cwd := t.TempDir()
+			p := start(t, cwd, append([]string{"--state-dir", t.TempDir()}, tc.args...)...)
+			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("hello")}}); err != nil {
+				t.Fatal(err)
+			}
+			p.stop(t)
+			got := p.stderr.String()
+			if tc.want == "" && got != "" {
+				t.Errorf("stderr of a healthy run is not empty:\n%s", got)
+			}
+			if tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("stderr %q does not say %q", got, tc.want)
+			}
+		})
+	}
+}
