@@ -181,7 +181,7 @@ func TestDemoOverRealPipes(t *testing.T) {
 
 func TestExitsOnSIGTERM(t *testing.T) {
 	ctx := testContext(t)
-	p := start(t, t.TempDir(), "--state-dir", t.TempDir())
+	p := start(t, t.TempDir(), "--state-dir", t.TempDir(), "--log-level", "info")
 	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +263,75 @@ func TestHealthyStartIsQuiet(t *testing.T) {
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("stderr %q does not say %q", got, tc.want)
 			}
+		})
+	}
+}
+
+// TestScriptContinuesAfterResume: a session continued in another daemon
+// (CodeCompanion's /resume: session/resume, or session/load, then a
+// prompt) gets the script's next unused turn, not "the script is
+// exhausted".
+func TestScriptContinuesAfterResume(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"turns": [
+		{"responses": [{"text": "one"}]},
+		{"responses": [{"text": "two"}]},
+		{"responses": [{"text": "three"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"resume", "load"} {
+		t.Run(how, func(t *testing.T) {
+			args := []string{"--script", script}
+			ctx := testContext(t)
+			state, cwd := t.TempDir(), t.TempDir()
+			reply := func(p *process, sid, text string) string {
+				t.Helper()
+				before := len(p.client.Updates())
+				if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text(text)}}); err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				for _, n := range p.client.Updates()[before:] {
+					if c, ok := n.Update.Value.(*acp.AgentMessageChunk); ok {
+						if tc, ok := c.Content.Value.(*acp.TextContent); ok {
+							b.WriteString(tc.Text)
+						}
+					}
+				}
+				return b.String()
+			}
+			p := start(t, cwd, append([]string{"--state-dir", state}, args...)...)
+			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reply(p, sess.SessionID, "first"); got != "one" {
+				t.Fatalf("first reply %q", got)
+			}
+			p.stop(t)
+
+			q := start(t, cwd, append([]string{"--state-dir", state}, args...)...)
+			if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if how == "resume" {
+				_, err = q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd})
+			} else {
+				_, err = q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reply(q, sess.SessionID, "second"); got != "two" {
+				t.Errorf("reply after %s %q, want the script's next turn %q", how, got, "two")
+			}
+			if got := reply(q, sess.SessionID, "third"); got != "three" {
+				t.Errorf("next reply %q, want %q", got, "three")
+			}
+			q.stop(t)
 		})
 	}
 }
