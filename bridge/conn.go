@@ -497,7 +497,9 @@ func (c *conn) listSessions(_ context.Context, p *acp.ListSessionsRequest) (*acp
 	if p.Cursor != nil {
 		cursor = *p.Cursor
 	}
-	page, err := sessionlog.List(a.store.dir, cwd, cursor, 0)
+	// Only conversations: not the caller's own fresh session, nor sessions
+	// created and abandoned before their first prompt.
+	page, err := sessionlog.ListPrompted(a.store.dir, cwd, cursor, 0)
 	if errors.Is(err, sessionlog.ErrBadCursor) {
 		return nil, invalidParams("invalid cursor")
 	}
@@ -507,8 +509,17 @@ func (c *conn) listSessions(_ context.Context, p *acp.ListSessionsRequest) (*acp
 	resp := &acp.ListSessionsResponse{Sessions: make([]acp.SessionInfo, 0, len(page.Sessions))}
 	for _, st := range page.Sessions {
 		info := acp.SessionInfo{SessionID: st.SessionID, Cwd: st.Cwd, AdditionalDirectories: st.AdditionalDirectories}
-		if st.Title != "" {
-			info.Title = acp.Ptr(st.Title)
+		title := st.Title
+		if title == "" && st.FirstPrompt != nil {
+			// Not named yet (its first turn never finished): the first
+			// prompt's gist, as the title will be.
+			var blocks []acp.ContentBlock
+			if json.Unmarshal(st.FirstPrompt, &blocks) == nil {
+				title = titleFrom(blocks)
+			}
+		}
+		if title != "" {
+			info.Title = acp.Ptr(title)
 		}
 		if !st.UpdatedAt.IsZero() {
 			info.UpdatedAt = acp.Ptr(st.UpdatedAt.UTC().Format(time.RFC3339))

@@ -56,6 +56,11 @@ func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, serve
 	if errors.Is(err, sessionlog.ErrNotFound) {
 		return nil, acp.NewError(acp.CodeResourceNotFound, fmt.Sprintf("unknown session %q", id))
 	}
+	if errors.Is(err, sessionlog.ErrLocked) {
+		// Two daemons appending to one log interleave their turns.
+		return nil, acp.NewError(acp.CodeInvalidRequest, fmt.Sprintf(
+			"session %q is open in another dshd process, and a session has one writer: close it there first (or start a new session)", id))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: opening the session log: %v", acp.ErrInternal, err)
 	}

@@ -31,7 +31,7 @@ func TestReplayShowsRecordedTerminalOutput(t *testing.T) {
 			loop := &scriptLoop{turns: [][]step{{{Call: &scriptCall{ID: "c1", Name: "run", Arguments: json.RawMessage(tc.args)}}}}}
 			terms := &acptest.FakeTerminals{Script: map[string]acptest.FakeRun{"bash": {Output: "FAIL x\n", ExitCode: 2}}}
 			live := &acptest.Client{Terminals: terms}
-			conn := connect(t, newTestAgent(t, loop, dir), live, tc.caps)
+			conn, hangUp := connectHangUp(t, newTestAgent(t, loop, dir), live, tc.caps)
 			sid := newSession(t, conn, "/ws/project")
 			if _, err := prompt(conn, sid, "test it"); err != nil {
 				t.Fatal(err)
@@ -39,6 +39,7 @@ func TestReplayShowsRecordedTerminalOutput(t *testing.T) {
 			if !bytes.Contains(joinEntries(live), []byte(`"type":"terminal"`)) {
 				t.Fatal("the live card shows no terminal; the test does not test the replay")
 			}
+			hangUp()
 
 			// A new process loads the session, for a client without terminals.
 			loader := &acptest.Client{}
@@ -78,11 +79,12 @@ func TestNewFileDiffSendsNullOldText(t *testing.T) {
 	dir := t.TempDir()
 	loop := &scriptLoop{turns: [][]step{{{Call: &scriptCall{ID: "c1", Name: "edit_file", Arguments: json.RawMessage(`{"path":"new.go","new":"package x\n"}`)}}}}}
 	live := &acptest.Client{}
-	conn := connect(t, newTestAgent(t, loop, dir), live, acp.ClientCapabilities{})
+	conn, hangUp := connectHangUp(t, newTestAgent(t, loop, dir), live, acp.ClientCapabilities{})
 	sid := newSession(t, conn, "/ws/project")
 	if _, err := prompt(conn, sid, "create it"); err != nil {
 		t.Fatal(err)
 	}
+	hangUp()
 	var permission, card bool
 	for _, e := range live.Recorder.Entries() {
 		if e.Dir != acptest.AgentToClient || !bytes.Contains(e.Msg, []byte(`"type":"diff"`)) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
@@ -26,20 +28,30 @@ import (
 // client connection.
 func connect(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) *acp.AgentConn {
 	t.Helper()
+	conn, _ := connectHangUp(t, agent, client, caps)
+	return conn
+}
+
+// connectHangUp is connect that also returns hangUp, which closes the
+// connection and returns once the agent has closed its sessions (and
+// their logs), as when a daemon's editor goes away.
+func connectHangUp(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) (conn *acp.AgentConn, hangUp func()) {
+	t.Helper()
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-	conn := client.Serve(ctx, clientEnd)
-	t.Cleanup(func() {
+	conn = client.Serve(ctx, clientEnd)
+	hangUp = func() {
 		cancel()
 		clientEnd.Close()
 		<-served
-	})
+	}
+	t.Cleanup(hangUp)
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
 		t.Fatal(err)
 	}
-	return conn
+	return conn, hangUp
 }
 
 func newSession(t *testing.T, conn *acp.AgentConn, cwd string) string {
@@ -256,11 +268,12 @@ func TestTornLogAfterCrash(t *testing.T) {
 	loop := &scriptLoop{turns: [][]step{{{Text: "first reply"}, {Remember: json.RawMessage(`{"n":1}`)}}, {{EchoHistory: true}}}}
 	first := newTestAgent(t, loop, dir)
 	client := &acptest.Client{}
-	conn := connect(t, first, client, acp.ClientCapabilities{})
+	conn, hangUp := connectHangUp(t, first, client, acp.ClientCapabilities{})
 	sid := newSession(t, conn, "/ws/project")
 	if _, err := prompt(conn, sid, "hello"); err != nil {
 		t.Fatal(err)
 	}
+	hangUp() // the daemon is gone: its session lock with it
 	// The crash: the daemon dies while writing the next record.
 	f, err := os.OpenFile(filepath.Join(dir, sid+".jsonl"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -424,4 +437,56 @@ func TestChildScope(t *testing.T) {
 	if !results[2].IsError || results[2].Error.Code != registry.CodeDenied {
 		t.Errorf("edit_file in the child must ask the session's user (who rejects): %+v", results[2])
 	}
+}
+
+// TestListShowsConversationsOnly: session/list shows sessions with at
+// least one prompt, each titled: by its title, or (its first turn never
+// finished) by its first prompt's gist; fresh and abandoned empty sessions
+// are left out.
+func TestListShowsConversationsOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []struct {
+		id     string
+		prompt string // "" : none
+		title  string
+	}{
+		{id: "empty"},
+		{id: "killed", prompt: "Refactor the parser\nplease"},
+		{id: "named", prompt: "hi", title: "Parser refactoring"},
+	} {
+		l, err := sessionlog.Create(dir, sessionlog.Header{SessionID: s.id, Cwd: "/ws/project"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.prompt != "" {
+			if err := l.Append(sessionlog.KindPrompt, []acp.ContentBlock{acp.Text(s.prompt)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.title != "" {
+			if err := l.Append(sessionlog.KindTitle, sessionlog.Title{Title: s.title}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.Close()
+	}
+	client := &acptest.Client{}
+	conn := connect(t, newTestAgent(t, &scriptLoop{}, dir), client, acp.ClientCapabilities{})
+	newSession(t, conn, "/ws/project") // the caller's own fresh session
+	list, err := conn.ListSessions(context.Background(), &acp.ListSessionsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range list.Sessions {
+		if s.Title == nil || s.UpdatedAt == nil {
+			t.Errorf("session %s listed without title or updatedAt: %+v", s.SessionID, s)
+			continue
+		}
+		got[s.SessionID] = *s.Title
+	}
+	if want := map[string]string{"killed": "Refactor the parser", "named": "Parser refactoring"}; !maps.Equal(got, want) {
+		t.Errorf("listed %v, want %v", got, want)
+	}
+	acptest.CheckSchema(t, client.Recorder)
 }

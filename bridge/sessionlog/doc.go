@@ -27,8 +27,10 @@
 // decoding skips any undecodable line with a warning rather than failing
 // the session.
 //
-// One Log (one process) writes a session at a time; the package takes no
-// file locks. [List] reads only the headers of the sessions it skips and
+// One Log (one process) writes a session at a time: [Create] and [Open]
+// take an exclusive flock on the file, held until [Log.Close] or the
+// process's death, and Open of a session held elsewhere fails with
+// [ErrLocked]. [List] reads without a lock. [List] reads only the headers of the sessions it skips and
 // finds titles incrementally (it remembers how far it scanned each file),
 // so listing again after a turn costs the bytes appended since.
 package sessionlog

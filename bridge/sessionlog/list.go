@@ -3,6 +3,7 @@ package sessionlog
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,7 +35,17 @@ type Info struct {
 	// UpdatedAt is the log file's modification time: the last time a
 	// record was made durable.
 	UpdatedAt time.Time
+	// Prompted reports whether the log holds a prompt record.
+	Prompted bool
+	// FirstPrompt is the payload of the first prompt record when the log
+	// has no title record (so the caller can name the session after it),
+	// and when it is at most maxFirstPrompt bytes; nil otherwise.
+	FirstPrompt json.RawMessage
 }
+
+// maxFirstPrompt bounds the first prompt List keeps per session: a prompt
+// with large embedded files is not worth holding for a title.
+const maxFirstPrompt = 64 << 10
 
 // Page is one page of List.
 type Page struct {
@@ -58,6 +69,17 @@ type listEntry struct {
 // nothing. Logs without a readable header are skipped with a warning.
 // List never modifies a log.
 func List(dir, cwdFilter, cursor string, limit int) (Page, error) {
+	return list(dir, cwdFilter, cursor, limit, false)
+}
+
+// ListPrompted is [List] of only the sessions with at least one prompt
+// record: what a person would call a conversation, not a session that was
+// created and abandoned (or is being created by the caller right now).
+func ListPrompted(dir, cwdFilter, cursor string, limit int) (Page, error) {
+	return list(dir, cwdFilter, cursor, limit, true)
+}
+
+func list(dir, cwdFilter, cursor string, limit int, onlyPrompted bool) (Page, error) {
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
@@ -102,16 +124,25 @@ func List(dir, cwdFilter, cursor string, limit int) (Page, error) {
 		if !ok || cwdFilter != "" && filepath.Clean(info.Cwd) != cwdFilter {
 			continue
 		}
+		var scan titleEntry
+		if onlyPrompted {
+			if scan = scanLog(e.path, info.Created); !scan.prompted {
+				continue
+			}
+		}
 		if len(page.Sessions) == limit {
 			page.NextCursor = encodeCursor(last)
 			break
 		}
+		if !onlyPrompted {
+			scan = scanLog(e.path, info.Created)
+		}
+		info.Title, info.Prompted = scan.title, scan.prompted
+		if !scan.titled {
+			info.FirstPrompt = scan.firstPrompt
+		}
 		page.Sessions = append(page.Sessions, info)
 		last = e
-	}
-	for i := range page.Sessions {
-		info := &page.Sessions[i]
-		info.Title = readTitle(filepath.Join(dir, info.SessionID+fileSuffix), info.Created)
 	}
 	return page, nil
 }
@@ -162,12 +193,19 @@ type titleEntry struct {
 	created time.Time
 	scanned int64 // bytes scanned, ending after a newline
 	title   string
+	titled  bool // a title record was seen
+	// prompted: a prompt record was seen; firstPrompt is its payload
+	// (kept until a title is seen, nil when larger than maxFirstPrompt).
+	prompted    bool
+	firstPrompt json.RawMessage
 }
 
 const maxTitleCacheEntries = 4096
 
-// readTitle returns the latest title of a log.
-func readTitle(path string, created time.Time) string {
+// scanLog returns what List needs of a log's records (its latest title,
+// whether it has a prompt), scanning only what was appended since the
+// last scan.
+func scanLog(path string, created time.Time) titleEntry {
 	titleCache.Lock()
 	entry, ok := titleCache.entries[path]
 	titleCache.Unlock()
@@ -176,12 +214,12 @@ func readTitle(path string, created time.Time) string {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return titleEntry{}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return ""
+		return titleEntry{}
 	}
 	if fi.Size() < entry.scanned {
 		entry = titleEntry{created: created}
@@ -195,8 +233,9 @@ func readTitle(path string, created time.Time) string {
 		data = nil
 	}
 	entry.scanned += int64(len(data))
-	if title, found := scanTitle(data); found {
-		entry.title = title
+	scanRecords(data, &entry)
+	if entry.titled {
+		entry.firstPrompt = nil
 	}
 	titleCache.Lock()
 	if len(titleCache.entries) >= maxTitleCacheEntries {
@@ -204,7 +243,7 @@ func readTitle(path string, created time.Time) string {
 	}
 	titleCache.entries[path] = entry
 	titleCache.Unlock()
-	return entry.title
+	return entry
 }
 
 // forgetTitle drops a deleted log's cache entry.
@@ -219,24 +258,45 @@ func forgetTitle(path string) {
 // are skipped undecoded unless they could still name the kind "title"
 // (through a second "t" member that only a hand-edited log would hold).
 func scanTitle(data []byte) (title string, found bool) {
+	var e titleEntry
+	scanRecords(data, &e)
+	return e.title, e.titled
+}
+
+// scanRecords updates e with the title and prompt records of data (whole
+// lines). Canonical lines of other kinds are skipped undecoded, and so are
+// prompts once one was seen.
+func scanRecords(data []byte, e *titleEntry) {
 	canonicalTitle := []byte(canonicalStart + KindTitle + `"`)
+	canonicalPrompt := []byte(canonicalStart + KindPrompt + `"`)
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		if bytes.HasPrefix(line, []byte(canonicalStart)) && !bytes.HasPrefix(line, canonicalTitle) &&
+		canonical := bytes.HasPrefix(line, []byte(canonicalStart))
+		prompt := !e.prompted && (!canonical || bytes.HasPrefix(line, canonicalPrompt))
+		if canonical && !prompt && !bytes.HasPrefix(line, canonicalTitle) &&
 			!mayNameTitle(line[len(canonicalStart):]) {
 			continue
 		}
 		rec, err := decodeRecord(line)
-		if err != nil || rec.Kind != KindTitle {
+		if err != nil {
 			continue
 		}
-		var t Title
-		if rec.Decode(&t) == nil {
-			title, found = t.Title, true
+		switch rec.Kind {
+		case KindTitle:
+			var t Title
+			if rec.Decode(&t) == nil {
+				e.title, e.titled = t.Title, true
+			}
+		case KindPrompt:
+			if !e.prompted {
+				e.prompted = true
+				if len(rec.Payload) <= maxFirstPrompt {
+					e.firstPrompt = bytes.Clone(rec.Payload)
+				}
+			}
 		}
 	}
-	return title, found
 }
 
 // mayNameTitle reports whether b could hold the JSON string "title" as a

@@ -28,6 +28,9 @@ var (
 	ErrNoHeader = errors.New("sessionlog: log has no header")
 	// ErrClosed: the Log was closed.
 	ErrClosed = errors.New("sessionlog: log closed")
+	// ErrLocked: another open Log (usually another dshd process) holds
+	// the session; see [Open].
+	ErrLocked = errors.New("sessionlog: session is open in another process")
 )
 
 const (
@@ -121,6 +124,10 @@ func Create(dir string, h Header) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessionlog: creating log: %w", err)
 	}
+	if err := lockFile(f, h.SessionID); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if h.Created.IsZero() {
 		h.Created = time.Now()
 	}
@@ -164,6 +171,12 @@ func syncDir(dir string) error {
 // Open opens the existing log of session id in dir for reading and
 // appending. A torn last line left by a crash is truncated away (with a
 // warning through slog), so the next append starts on a fresh line.
+//
+// A session has one writer: the Log holds an exclusive flock on its file
+// until Close, and Open of a session another Log holds (in this process
+// or another) fails at once with [ErrLocked], before it changes anything.
+// The kernel drops the lock of a process that dies, so a crashed daemon's
+// session opens normally.
 func Open(dir, id string) (*Log, error) {
 	path, err := logPath(dir, id)
 	if err != nil {
@@ -175,6 +188,11 @@ func Open(dir, id string) (*Log, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sessionlog: opening log: %w", err)
+	}
+	// Locked first: a torn tail may be a live writer's record in flight.
+	if err := lockFile(f, id); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := repairTail(f, id); err != nil {
 		f.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -334,4 +335,43 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 			q.stop(t)
 		})
 	}
+}
+
+// TestSessionHasOneWriter: two daemons on one state directory (a client
+// that starts one per chat): while the first holds a session, the second's
+// session/load and session/resume are refused with an error saying why;
+// once the first is killed (kill -9: the kernel drops its lock) the second
+// loads it.
+func TestSessionHasOneWriter(t *testing.T) {
+	ctx := testContext(t)
+	state, cwd := t.TempDir(), t.TempDir()
+	p := start(t, cwd, "--state-dir", state)
+	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := start(t, cwd, "--state-dir", state)
+	if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, loadErr := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}})
+	_, resumeErr := q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd})
+	for name, err := range map[string]error{"load": loadErr, "resume": resumeErr} {
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidRequest || !strings.Contains(ae.Message, "open in another dshd process") {
+			t.Errorf("session/%s of a session held by another daemon: %v, want an invalid-request error saying so", name, err)
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatalf("session/load after the holder was killed: %v", err)
+	}
+	acptest.CheckSchema(t, q.client.Recorder)
+	q.stop(t)
 }
