@@ -269,6 +269,10 @@ func TestLoadContinuesTheConversation(t *testing.T) {
 	if _, err := first.prompt(context.Background(), sid, acp.Text("one")); err != nil {
 		t.Fatal(err)
 	}
+	// The first daemon lets go of the session (one writer per session).
+	if _, err := first.conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
 
 	rec := &looptest.Recorder{Provider: script.New(mustScript(t, text))}
 	second := newHarness(t, harnessOptions{provider: rec, stateDir: state})

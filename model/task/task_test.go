@@ -146,6 +146,10 @@ func TestSubagentRestrictedTools(t *testing.T) {
 		t.Fatalf("%d child tool/call records, want 3", children)
 	}
 
+	// The first daemon lets go of the session (one writer per session).
+	if _, err := h.conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
 	h2 := newHarness(t, harnessOptions{script: restrictedScript, stateDir: h.stateDir, cwd: h.cwd})
 	if _, err := h2.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
