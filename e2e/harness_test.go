@@ -115,9 +115,10 @@ func (f *fixture) env() []string {
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C",
 	}
-	// GORACE tunes a race-enabled daemon; DSHD_CPUPROFILE profiles it
+	// GORACE tunes a race-enabled daemon; DSHD_CPUPROFILE and
+	// DSHD_MEMPROFILE profile it
 	// (for taking the benchmarks apart).
-	for _, k := range []string{"GORACE", "DSHD_CPUPROFILE"} {
+	for _, k := range []string{"GORACE", "GODEBUG", "DSHD_CPUPROFILE", "DSHD_MEMPROFILE"} {
 		if v := os.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
@@ -196,7 +197,7 @@ func (p *proc) kill() {
 		return
 	default:
 	}
-	if os.Getenv("DSHD_CPUPROFILE") != "" {
+	if os.Getenv("DSHD_CPUPROFILE") != "" || os.Getenv("DSHD_MEMPROFILE") != "" {
 		// A profiled daemon writes its profile when the editor goes away:
 		// let it, then kill it all the same if it lingers.
 		_ = p.stdin.Close()

@@ -62,10 +62,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
-	if path := getenv("DSHD_CPUPROFILE"); path != "" {
-		stop, err := startCPUProfile(path)
+	if cpu, heap := getenv("DSHD_CPUPROFILE"), getenv("DSHD_MEMPROFILE"); cpu != "" || heap != "" {
+		stop, err := startProfiles(cpu, heap)
 		if err != nil {
-			log.Error("dshd cannot write the CPU profile", "err", err)
+			log.Error("dshd cannot write the profile", "err", err)
 			return exitError
 		}
 		defer stop()

@@ -3,24 +3,37 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
-// startCPUProfile writes a CPU profile of the whole daemon to path
-// (DSHD_CPUPROFILE) until stop is called, when the editor has closed the
-// connection: how the figures of the 1,000-call turn through the binary are
-// taken apart.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("profile %s: %w", path, err)
+// startProfiles writes a CPU profile of the whole daemon to cpuPath
+// (DSHD_CPUPROFILE) and, when stop is called (the editor has closed the
+// connection), a heap profile to heapPath (DSHD_MEMPROFILE): how the
+// figures of the 1,000-call turns through the binary are taken apart.
+// Either path may be empty.
+func startProfiles(cpuPath, heapPath string) (stop func(), err error) {
+	var cpu *os.File
+	if cpuPath != "" {
+		if cpu, err = os.Create(cpuPath); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("profile %s: %w", cpuPath, err)
+		}
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if heapPath != "" {
+			if f, err := os.Create(heapPath); err == nil {
+				runtime.GC() // the live heap, not what the last cycle left
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}
 	}, nil
 }
