@@ -323,7 +323,10 @@ func TestHeaderTimeoutAndCancelBeforeHeaders(t *testing.T) {
 		srv := ssetest.New(t, 10, ssetest.Step{Stall: true}, ssetest.Step{Body: ssetest.Lines(data(`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`), data("[DONE]"))})
 		p, _ := newTestProvider(t, srv, Config{Transport: Transport{HeaderTimeout: 50 * time.Millisecond}})
 		resp, err := p.Stream(t.Context(), simpleRequest, nil)
-		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+		// At least two requests: the stalled one, then the answer. On a
+		// loaded machine the answer itself may miss the 50 ms and be
+		// retried once more, which is the same behaviour again.
+		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) < 2 {
 			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))
 		}
 	})
