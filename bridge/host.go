@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -131,6 +132,10 @@ func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) 
 // limit × localLineBytes of memory however long the file's lines are.
 const localLineBytes = 16 << 10
 
+// windowReaders recycles the 64 KiB buffers of windowed reads: a turn of
+// 1,000 reads allocated (and zeroed) 64 MiB for them, most of its garbage.
+var windowReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // readLocal reads a file from disk: the whole text when line and limit
 // are not positive, otherwise a window of lines. A window is streamed, so
 // it costs memory for the window only: the lines before it are skipped
@@ -146,7 +151,12 @@ func readLocal(ctx context.Context, path string, line, limit int) (string, error
 		b, err := io.ReadAll(f)
 		return string(b), err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := windowReaders.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() {
+		br.Reset(nil) // drop the file
+		windowReaders.Put(br)
+	}()
 	for n := 1; n < line; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return "", ctx.Err()
