@@ -12,7 +12,10 @@
 // as pre-execute listeners, root confinement and protected paths (as guards
 // over policy.Confine and policy.Protected), the client's file system and terminals offered to tools through
 // [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
-// interface that embedders implement.
+// interface that embedders implement. With [Options.Instructions] it also
+// serves the repository's instructions (package instructions): custom
+// commands and skills as slash commands, the skill tool, nested AGENTS.md
+// attached to tool results, and [Turn.Project] for the system prompt.
 //
 // Build an [Agent] with [New] and serve a connection with [Agent.Serve]:
 //

@@ -5,9 +5,10 @@
 // it rebuilds the conversation from the records it stored earlier with
 // [bridge.Turn.Remember] (so a loaded or resumed session continues where
 // it was, even in another daemon), turns the prompt's content blocks into
-// model context ([PromptMessage]: text, resource links and selections
-// such as file:///abs#L10:20, embedded files, images when the provider
-// takes them), and then repeats: send the system prompt ([SystemPrompt]:
+// model context ([PromptMessageRead]: text; resource links, selections
+// such as file:///abs#L10:20 and directories read through
+// [bridge.Turn.ReadMention], or the reason they could not be; embedded
+// files; images when the provider takes them), and then repeats: send the system prompt ([SystemPrompt]:
 // working directory, roots, mode, tools), the history and the tool
 // schemas; stream text and reasoning deltas to the editor as they arrive;
 // run the response's tool calls through [bridge.Turn.Execute] (read-only
