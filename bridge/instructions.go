@@ -8,7 +8,6 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/pipeline"
-	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -235,10 +234,7 @@ func (s *session) attachNested(exec *pipeline.Execution, res *registry.Result) {
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
-		// Where the path lands, as the policy judged it.
-		if abs, err := policy.Resolve(s.cwd, subj.Value); err == nil {
-			paths = append(paths, abs)
-		}
+		paths = append(paths, absPath(s.cwd, subj.Value))
 	}
 	if len(paths) == 0 {
 		return

@@ -130,11 +130,12 @@ func (h *Project) Close() {
 	})
 }
 
-// Nested returns the instruction files that govern path (a landed,
-// absolute path of a file or directory) and are not part of the system
-// prompt: those of the directories between path and the session's cwd,
-// inside the root of roots that holds path. General first. Each is cut to
-// the budget.
+// Nested returns the instruction files that govern path (an absolute path
+// of a file or directory) and are not part of the system prompt: those of
+// the directories between path and the session's cwd, inside the root of
+// roots that holds path. General first. Each is cut to the budget.
+// Paths are compared as written (cleaned): this decides which advice the
+// model sees, not what it may touch, so it costs no symlink resolution.
 func (h *Project) Nested(path string, roots []string) []File {
 	p := h.p
 	path = filepath.Clean(path)
@@ -144,8 +145,8 @@ func (h *Project) Nested(path string, roots []string) []File {
 	}
 	root := ""
 	for _, r := range roots {
-		if rr, err := filepath.EvalSymlinks(r); err == nil && within(rr, dir) && len(rr) > len(root) {
-			root = rr
+		if r = filepath.Clean(r); within(r, dir) && len(r) > len(root) {
+			root = r
 		}
 	}
 	if root == "" {
@@ -153,7 +154,7 @@ func (h *Project) Nested(path string, roots []string) []File {
 	}
 	var files []File
 	for d := dir; within(root, d); d = filepath.Dir(d) {
-		if within(d, p.realCwd) {
+		if within(d, p.cwd) || within(d, p.realCwd) {
 			break // d is the cwd or above it: in the system prompt already
 		}
 		if path, text, size, ok, err := readInstructionFile(d); ok && err == nil {
@@ -165,8 +166,7 @@ func (h *Project) Nested(path string, roots []string) []File {
 	}
 	slices.Reverse(files)
 	for i := range files {
-		one := files[i : i+1]
-		applyBudget(one, p.lib.budgetBytes())
+		applyBudget(files[i:i+1], p.lib.budgetBytes())
 	}
 	return files
 }
@@ -403,6 +403,14 @@ func (p *project) load() *Snapshot {
 // reload reads the files again and tells the subscribers when anything
 // changed.
 func (p *project) reload() {
+	// The subscribers run after the lock is released: they may read the
+	// snapshot, which without a watcher reloads.
+	var changed []*Snapshot
+	defer func() {
+		for _, s := range changed {
+			p.notify(s)
+		}
+	}()
 	p.reloadMu.Lock()
 	defer p.reloadMu.Unlock()
 	for {
@@ -415,7 +423,7 @@ func (p *project) reload() {
 		if !equalSnapshots(old, s) {
 			p.snap.Store(s)
 			p.logProblems(s)
-			p.notify(s)
+			changed = append(changed, s)
 		}
 		if !added {
 			return
