@@ -217,6 +217,7 @@ func (s *session) expandCommand(t *Turn, name, args string) (expanded, handled b
 	} else {
 		return false, false, ""
 	}
+	t.typed = t.prompt
 	t.prompt = append([]acp.ContentBlock{acp.Text(text)}, t.prompt[1:]...)
 	return true, false, ""
 }

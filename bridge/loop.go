@@ -105,7 +105,9 @@ func (t *Turn) SessionInfo() SessionInfo { return t.sess.info() }
 
 // Prompt returns the content blocks of the user's prompt, as the editor
 // sent them: text, resource_link, and (when the loop's [PromptSupport]
-// says so) image, audio and embedded resource blocks. The slice must not be
+// says so) image, audio and embedded resource blocks. A prompt that starts
+// with a custom command or a skill's command ([Options.Instructions]) comes
+// expanded: its first block is the command's prompt. The slice must not be
 // modified.
 func (t *Turn) Prompt() []acp.ContentBlock { return t.prompt }
 

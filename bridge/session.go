@@ -421,7 +421,11 @@ func (s *session) maybeTitle(t *Turn) {
 		s.mu.Unlock()
 		return
 	}
-	title := titleFrom(t.prompt)
+	prompt := t.prompt
+	if t.typed != nil {
+		prompt = t.typed // the command the user typed, not its expansion
+	}
+	title := titleFrom(prompt)
 	if title == "" {
 		s.mu.Unlock()
 		return

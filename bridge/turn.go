@@ -33,6 +33,7 @@ type Turn struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the prompt has been answered
 	prompt  []acp.ContentBlock
+	typed   []acp.ContentBlock // the prompt as sent, when a command expanded it
 	history []json.RawMessage
 
 	// running counts Execute calls in flight; the prompt is answered only
