@@ -28,6 +28,7 @@ import (
 type projectHarness struct {
 	t      *testing.T
 	rec    *looptest.Recorder
+	reg    *registry.Registry
 	lib    *instructions.Library
 	client *acptest.Client
 	conn   *acp.AgentConn
@@ -91,6 +92,7 @@ func newProjectHarness(t *testing.T, po projectOptions) *projectHarness {
 	if err := reg.SetGlobal(peekTool()); err != nil {
 		t.Fatal(err)
 	}
+	h.reg = reg
 	loop := model.New(model.Options{Provider: h.rec, Registry: reg, Logger: looptest.Quiet(), Images: po.images})
 	h.lib = instructions.NewLibrary(instructions.Options{UserDir: h.user, Budget: po.budget, Logger: looptest.Quiet()})
 	agent := bridge.New(bridge.Options{
@@ -485,3 +487,16 @@ func (b *bufferFS) ReadFile(_ context.Context, path string) (string, error) {
 }
 
 func (b *bufferFS) WriteFile(context.Context, string, string) error { return nil }
+
+func TestSkillToolFollowsTheToolSettings(t *testing.T) {
+	h := newProjectHarness(t, projectOptions{files: map[string]string{
+		".agents/skills/release-notes/SKILL.md": skillMD,
+	}})
+	h.reg.SetRestrictions(registry.DenyOnly(instructions.SkillToolName))
+	h.prompt(h.session(h.repo), acp.Text("hi"))
+	for _, tool := range h.rec.Requests()[0].Tools {
+		if tool.Name == instructions.SkillToolName {
+			t.Fatal("the skill tool is offered although the settings deny it")
+		}
+	}
+}
