@@ -101,7 +101,9 @@ type SessionCapabilities struct {
 	AdditionalDirectories *Capability `json:"additionalDirectories,omitempty"`
 	Resume                *Capability `json:"resume,omitempty"`
 	Close                 *Capability `json:"close,omitempty"`
-	Meta                  Meta        `json:"_meta,omitempty"`
+	// Fork advertises session/fork (UNSTABLE in ACP v1).
+	Fork *Capability `json:"fork,omitempty"`
+	Meta Meta        `json:"_meta,omitempty"`
 }
 
 // AgentAuthCapabilities: Logout non-nil advertises the logout method.

@@ -129,6 +129,11 @@ func (c *AgentConn) ResumeSession(ctx context.Context, req *ResumeSessionRequest
 	return call[ResumeSessionResponse](ctx, c.Conn, MethodSessionResume, req)
 }
 
+// ForkSession forks a session (UNSTABLE in ACP v1).
+func (c *AgentConn) ForkSession(ctx context.Context, req *ForkSessionRequest) (*ForkSessionResponse, error) {
+	return call[ForkSessionResponse](ctx, c.Conn, MethodSessionFork, req)
+}
+
 // CloseSession closes a session, cancelling its work.
 func (c *AgentConn) CloseSession(ctx context.Context, req *CloseSessionRequest) (*CloseSessionResponse, error) {
 	return call[CloseSessionResponse](ctx, c.Conn, MethodSessionClose, req)

@@ -16,6 +16,7 @@ const (
 	MethodSessionLoad            = "session/load"
 	MethodSessionList            = "session/list"
 	MethodSessionResume          = "session/resume"
+	MethodSessionFork            = "session/fork" // UNSTABLE: schema.unstable.json
 	MethodSessionClose           = "session/close"
 	MethodSessionDelete          = "session/delete"
 	MethodSessionSetMode         = "session/set_mode"
@@ -202,6 +203,24 @@ type ResumeSessionRequest struct {
 
 // ResumeSessionResponse is the result of session/resume.
 type ResumeSessionResponse struct {
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	Meta          Meta                  `json:"_meta,omitempty"`
+}
+
+// ForkSessionRequest is the params of session/fork (UNSTABLE in ACP v1:
+// schema.unstable.json, gated by sessionCapabilities.fork).
+type ForkSessionRequest struct {
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+	McpServers            []McpServer `json:"mcpServers,omitzero"`
+	Meta                  Meta        `json:"_meta,omitempty"`
+}
+
+// ForkSessionResponse is the result of session/fork: the new session.
+type ForkSessionResponse struct {
+	SessionID     string                `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
 	Meta          Meta                  `json:"_meta,omitempty"`

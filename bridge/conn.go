@@ -83,6 +83,7 @@ func (c *conn) routes() acp.Router {
 		acp.MethodSessionNew:             acp.AsyncRoute(c.newSession),
 		acp.MethodSessionLoad:            acp.StagedRoute(c.loadSession),
 		acp.MethodSessionResume:          acp.StagedRoute(c.resumeSession),
+		acp.MethodSessionFork:            acp.StagedRoute(c.forkSession),
 		acp.MethodSessionList:            acp.AsyncRoute(c.listSessions),
 		acp.MethodSessionClose:           acp.StagedRoute(c.closeSession),
 		acp.MethodSessionDelete:          acp.StagedRoute(c.deleteSession),
@@ -149,6 +150,7 @@ func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.Ini
 		caps.SessionCapabilities.List = &acp.Capability{}
 		caps.SessionCapabilities.Resume = &acp.Capability{}
 		caps.SessionCapabilities.Delete = &acp.Capability{}
+		caps.SessionCapabilities.Fork = &acp.Capability{} // UNSTABLE in ACP v1
 	}
 	if a.opts.StructuredTurns {
 		caps.Meta = structuredTurnsCapability()

@@ -142,3 +142,21 @@ func CheckSchema(t testing.TB, r *Recorder) {
 		t.Error(err)
 	}
 }
+
+// CheckUnstableSchema is [CheckSchema] against the unstable schema (see
+// [LoadUnstableValidator]), for transcripts that use unstable methods such
+// as session/fork.
+func CheckUnstableSchema(t testing.TB, r *Recorder) {
+	t.Helper()
+	v, err := LoadUnstableValidator()
+	if errors.Is(err, ErrNoSchema) {
+		t.Logf("ACP unstable schema checks skipped: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(v); err != nil {
+		t.Error(err)
+	}
+}

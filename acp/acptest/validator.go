@@ -64,6 +64,9 @@ func SchemaPath() (string, error) {
 // the root schema, which accepts almost anything). It is safe for concurrent use.
 type Validator struct {
 	path string
+	// unstable: the schema is schema.unstable.json, so the unstable
+	// methods (session/fork) are checked too.
+	unstable bool
 
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
@@ -106,6 +109,44 @@ func LoadValidatorFile(path string) (*Validator, error) {
 	}
 	v := &Validator{path: path, compiler: c, defs: map[string]*jsonschema.Schema{}}
 	sharedVals[path] = v
+	return v, nil
+}
+
+// UnstableSchemaPath finds the official unstable ACP schema:
+// $ACP_SCHEMA_UNSTABLE if set, otherwise schema.unstable.json beside the
+// stable schema [SchemaPath] finds.
+func UnstableSchemaPath() (string, error) {
+	if p := os.Getenv("ACP_SCHEMA_UNSTABLE"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%w: ACP_SCHEMA_UNSTABLE=%s: %v", ErrNoSchema, p, err)
+		}
+		return p, nil
+	}
+	stable, err := SchemaPath()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(filepath.Dir(stable), "schema.unstable.json")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%w: no schema.unstable.json beside %s (set ACP_SCHEMA_UNSTABLE)", ErrNoSchema, stable)
+	}
+	return p, nil
+}
+
+// LoadUnstableValidator loads the schema found by [UnstableSchemaPath]: it
+// checks the unstable methods (session/fork) as well as the stable ones.
+func LoadUnstableValidator() (*Validator, error) {
+	path, err := UnstableSchemaPath()
+	if err != nil {
+		return nil, err
+	}
+	v, err := LoadValidatorFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	v.unstable = true
+	v.mu.Unlock()
 	return v, nil
 }
 
@@ -232,6 +273,39 @@ var (
 	}
 )
 
+// Unstable methods, checked only against the unstable schema.
+var (
+	unstableClientParamsDefs = map[string]string{acp.MethodSessionFork: "ForkSessionRequest"}
+	unstableAgentResultDefs  = map[string]string{acp.MethodSessionFork: "ForkSessionResponse"}
+)
+
+// defFor looks a method up in the stable tables and, for an unstable
+// validator, the unstable ones.
+func (v *Validator) defFor(method string, fromAgent, result bool) (string, bool) {
+	lookup := ParamsDef
+	if result {
+		lookup = ResultDef
+	}
+	if d, ok := lookup(method, fromAgent); ok {
+		return d, true
+	}
+	v.mu.Lock()
+	unstable := v.unstable
+	v.mu.Unlock()
+	if !unstable {
+		return "", false
+	}
+	table := unstableClientParamsDefs
+	switch {
+	case result && fromAgent:
+		table = unstableAgentResultDefs
+	case result || fromAgent:
+		return "", false
+	}
+	d, ok := table[method]
+	return d, ok
+}
+
 // ParamsDef returns the $def for the params of method as sent by the agent (fromAgent) or by
 // the client, and whether one is known.
 func ParamsDef(method string, fromAgent bool) (string, bool) {
@@ -280,7 +354,7 @@ func (v *Validator) ValidateMessage(msg []byte, fromAgent bool, method string) e
 	}
 	switch {
 	case e.Method != nil:
-		def, ok := ParamsDef(*e.Method, fromAgent)
+		def, ok := v.defFor(*e.Method, fromAgent, false)
 		if !ok {
 			return nil
 		}
@@ -299,7 +373,7 @@ func (v *Validator) ValidateMessage(msg []byte, fromAgent bool, method string) e
 			return fmt.Errorf("error response to %s: %w", method, err)
 		}
 	case e.Result != nil:
-		def, ok := ResultDef(method, fromAgent)
+		def, ok := v.defFor(method, fromAgent, true)
 		if !ok {
 			return nil
 		}

@@ -424,3 +424,28 @@ func decodeAll(data []byte, id string) []Record {
 	}
 	return records
 }
+
+// ReadFile returns the records of session id in dir, header first, without
+// opening the log for appending, taking its lock or repairing it: for
+// reading a session another Log (of this process or another) may be
+// writing, such as the source of a fork. A torn last line is skipped like
+// any undecodable line.
+func ReadFile(dir, id string) (Header, []Record, error) {
+	path, err := logPath(dir, id)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Header{}, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("sessionlog: reading log: %w", err)
+	}
+	recs := decodeAll(data, id)
+	var h Header
+	if len(recs) == 0 || recs[0].Kind != KindHeader || recs[0].Decode(&h) != nil {
+		return Header{}, nil, fmt.Errorf("session %s: %w", id, ErrNoHeader)
+	}
+	return h, recs, nil
+}

@@ -619,3 +619,27 @@ func FuzzEncodeRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestReadFileWhileOpen: ReadFile reads a log another Log is appending to,
+// without disturbing it.
+func TestReadFileWhileOpen(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Create(dir, Header{SessionID: "s1", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(KindPrompt, []string{"hi"}); err != nil {
+		t.Fatal(err)
+	}
+	h, recs, err := ReadFile(dir, "s1")
+	if err != nil || h.Cwd != "/w" || len(recs) != 2 || recs[1].Kind != KindPrompt {
+		t.Fatalf("ReadFile = %+v, %v, %v", h, recs, err)
+	}
+	if err := l.Append(KindPrompt, []string{"again"}); err != nil {
+		t.Fatalf("append after ReadFile: %v", err)
+	}
+	if _, _, err := ReadFile(dir, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing session: %v", err)
+	}
+}
