@@ -31,7 +31,7 @@ func (c *conn) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (acp.
 		s := r.s
 		// Like a new session, the fork's commands follow its response.
 		c.whenAnswered(s.id, func() {
-			s.sendUpdate(&acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()})
+			s.advertise(true)
 		})
 		return &acp.ForkSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 	}), nil
