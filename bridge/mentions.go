@@ -73,9 +73,13 @@ func ParseFileURI(uri string) (path string, from, to int, ok bool) {
 		return "", 0, 0, false
 	}
 	if m := selectionFragment.FindStringSubmatch(u.Fragment); m != nil {
-		from, _ = strconv.Atoi(m[1])
+		var ferr, terr error
+		from, ferr = strconv.Atoi(m[1])
 		if m[2] != "" {
-			to, _ = strconv.Atoi(m[2])
+			to, terr = strconv.Atoi(m[2])
+		}
+		if ferr != nil || terr != nil || from == 0 {
+			from, to = 0, 0 // not a usable line range: the whole file
 		}
 		if to > 0 && to < from {
 			from, to = to, from
