@@ -464,8 +464,13 @@ func (p *project) watchDirs(s *Snapshot) (added int) {
 	for _, base := range uniq(p.cwd, p.root) {
 		dirs = append(dirs, filepath.Join(base, ".agents"), filepath.Join(base, ".claude"), filepath.Join(base, ".dshd"))
 	}
-	if p.lib.userDir != "" {
-		dirs = append(dirs, p.lib.userDir)
+	if u := p.lib.userDir; u != "" {
+		// Until the user directory exists its parent is watched, so that
+		// creating it is seen.
+		dirs = append(dirs, u)
+		if _, err := os.Stat(u); err != nil {
+			dirs = append(dirs, filepath.Dir(u))
+		}
 	}
 	for _, d := range p.skillDirs() {
 		dirs = append(dirs, d.dir)

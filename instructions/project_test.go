@@ -285,3 +285,23 @@ func TestLiveChanges(t *testing.T) {
 	}
 	wait("removed command", func(s *instructions.Snapshot) bool { _, ok := s.Command("hello"); return !ok })
 }
+
+func TestUserDirCreatedLater(t *testing.T) {
+	repo, user := tree(t)
+	if err := os.Remove(user); err != nil {
+		t.Fatal(err)
+	}
+	lib := instructions.NewLibrary(instructions.Options{UserDir: user, Logger: quiet()})
+	changed := make(chan *instructions.Snapshot, 16)
+	p := lib.Open(repo, func(s *instructions.Snapshot) { changed <- s })
+	defer p.Close()
+	write(t, filepath.Join(user, "AGENTS.md"), "late user rule\n")
+	timeout := time.After(10 * time.Second)
+	for !strings.Contains(p.Snapshot().Prompt(), "late user rule") {
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatal("the user file created later was not seen")
+		}
+	}
+}
