@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 
 	"github.com/dsh-tools/dshd/registry"
@@ -89,7 +90,11 @@ var segmentLeaders = map[string]bool{
 // often, never too rarely), collapses blanks, and strips leading
 // variable assignments and leader words such as `sudo`, `env` or `then`.
 // Empty segments are dropped. It is best effort, not a shell parser.
-func Segments(cmd string) []string {
+func Segments(cmd string) []string { return splitSegments(cmd, true) }
+
+// splitSegments is [Segments]; strip says whether leader words and leading
+// assignments are dropped.
+func splitSegments(cmd string, strip bool) []string {
 	parts := strings.FieldsFunc(cmd, func(r rune) bool {
 		switch r {
 		case ';', '|', '&', '\n', '\r', '`', '(', ')', '{', '}':
@@ -100,7 +105,7 @@ func Segments(cmd string) []string {
 	segments := make([]string, 0, len(parts))
 	for _, part := range parts {
 		words := strings.Fields(part)
-		for len(words) > 0 && (segmentLeaders[words[0]] || isAssignment(words[0])) {
+		for strip && len(words) > 0 && (segmentLeaders[words[0]] || isAssignment(words[0])) {
 			words = words[1:]
 		}
 		// Trailing `$`, `<` or `>` left over from `$(`, `<(` or `>(`.
@@ -167,6 +172,28 @@ func parseCommandPattern(p string) commandPattern {
 	return commandPattern{prefix: prefix}
 }
 
+// resolved is the pattern's command as [ResolvedCommands] spells
+// commands: unquoted, the program by its base name.
+func (p commandPattern) resolved() commandPattern {
+	canon := func(s string) string {
+		words := shellWords(s)
+		if len(words) == 0 {
+			return s
+		}
+		if base := path.Base(words[0]); base != "." && base != "/" {
+			words[0] = base
+		}
+		return strings.Join(words, " ")
+	}
+	switch {
+	case p.prefix != "":
+		p.prefix = canon(p.prefix)
+	case p.exact != "":
+		p.exact = canon(p.exact)
+	}
+	return p
+}
+
 // matchSimple reports whether one simple (normalised) command matches a
 // prefix or any pattern.
 func (p commandPattern) matchSimple(normalized string) bool {
@@ -174,6 +201,24 @@ func (p commandPattern) matchSimple(normalized string) bool {
 		return normalized != ""
 	}
 	return normalized == p.prefix || strings.HasPrefix(normalized, p.prefix+" ")
+}
+
+// addsCodeOption reports whether a command a prefix rule matched passes,
+// after the prefix, an option that runs a program of its choosing
+// (`go test -exec …`, `git status --upload-pack=…`): a prefix allow rule
+// never vouches for that, so two remembered rules cannot compose into
+// running code.
+func (p commandPattern) addsCodeOption(normalized string) bool {
+	if p.any {
+		return hasCodeOption(firstWord(normalized), strings.Fields(normalized))
+	}
+	rest := strings.TrimPrefix(normalized, p.prefix)
+	return hasCodeOption(firstWord(normalized), shellWords(rest))
+}
+
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	return path.Base(w)
 }
 
 // matches reports whether the command matches the pattern. Restrictive
@@ -193,16 +238,30 @@ func (p commandPattern) matches(cmd *subjectView, restrictive bool) bool {
 				return true
 			}
 		}
+		canon := p.resolved().exact
+		for _, c := range cmd.resolvedCommands() {
+			if c == canon {
+				return true
+			}
+		}
 		return false
 	}
 	if !restrictive {
-		return !cmd.isCompound() && p.matchSimple(cmd.normalizedCommand())
+		return !cmd.isCompound() && p.matchSimple(cmd.normalizedCommand()) && !p.addsCodeOption(cmd.normalizedCommand())
 	}
 	if p.matchSimple(cmd.normalizedCommand()) {
 		return true
 	}
 	for _, seg := range cmd.commandSegments() {
 		if p.matchSimple(seg) {
+			return true
+		}
+	}
+	// Spelling must not dodge a deny rule: /bin/rm, \rm, 'rm', env rm and
+	// sh -c 'rm …' all run rm.
+	canon := p.resolved()
+	for _, c := range cmd.resolvedCommands() {
+		if canon.matchSimple(c) {
 			return true
 		}
 	}

@@ -141,3 +141,75 @@ func FuzzChaining(f *testing.F) {
 		}
 	})
 }
+
+// TestDenyRuleSpellings is issue 14's finding 6: a deny rule compares the
+// program a command runs, not how the command spells it.
+func TestDenyRuleSpellings(t *testing.T) {
+	denied := []string{
+		"rm -rf x",
+		"/bin/rm -rf x",
+		"/usr/bin/../bin/rm x",
+		`\rm x`,
+		`'rm' x`,
+		`"rm" x`,
+		`r""m x`,
+		"command rm x",
+		"command -p rm x",
+		"exec rm x",
+		"exec -a foo rm x",
+		"env rm x",
+		"env -i FOO=1 rm x",
+		"env -u HOME rm x",
+		"env -- rm x",
+		"nice rm x",
+		"nice -n 10 rm x",
+		"nice -10 /bin/rm x",
+		"nohup rm x",
+		"timeout 5 rm x",
+		"timeout -s KILL 5s rm x",
+		"timeout --signal=KILL 5 rm x",
+		"sudo rm x",
+		"sudo -u root rm x",
+		"sudo -E env nice rm x",
+		"doas rm x",
+		"xargs rm < list",
+		"xargs -n 1 rm",
+		"stdbuf -o0 rm x",
+		"setsid rm x",
+		"sh -c 'rm -rf x'",
+		`bash -c "rm -rf x"`,
+		"bash -lc 'echo hi; rm -rf x'",
+		"/bin/sh -c 'nice rm x'",
+		`sh -c "sh -c 'rm x'"`,
+		"eval rm x",
+		"find . -name '*.o' -exec rm {} +",
+		"find . -execdir /bin/rm {} \\;",
+		"true && \\rm x",
+		"echo $(/bin/rm x)",
+	}
+	for _, cmd := range denied {
+		if !matchCommand("rm *", cmd, true) {
+			t.Errorf("deny rm * does not match %q (resolved %q)", cmd, ResolvedCommands(cmd))
+		}
+	}
+	// A pattern spelled with a path or quotes means the same program.
+	for _, pattern := range []string{"/bin/rm *", `'rm' *`} {
+		if !matchCommand(pattern, "rm -rf x", true) || !matchCommand(pattern, "env rm x", true) {
+			t.Errorf("deny %s does not match rm", pattern)
+		}
+	}
+	if !matchCommand("sudo *", "sudo rm x", true) {
+		t.Error("a rule naming the wrapper no longer matches it")
+	}
+	allowed := []string{"rmdir x", "git rm x", "echo rm x", "grep -r 'rm -rf' .", "./rmx", "farm x", "env FOO=rm make"}
+	for _, cmd := range allowed {
+		if matchCommand("rm *", cmd, true) {
+			t.Errorf("deny rm * matches %q (resolved %q)", cmd, ResolvedCommands(cmd))
+		}
+	}
+	// Allow rules keep comparing spelling exactly: /bin/rm is not vouched
+	// for by an allow rule for rm, which errs on the side of asking.
+	if matchCommand("rm *", "/bin/rm x", false) {
+		t.Error("allow rm * matched /bin/rm")
+	}
+}

@@ -21,6 +21,16 @@ type subjectView struct {
 	compDone    bool
 	cmdSegments []string // command: Segments
 	segDone     bool
+	resolvedCmd []string // command: ResolvedCommands
+	resDone     bool
+}
+
+func (v *subjectView) resolvedCommands() []string {
+	if !v.resDone {
+		v.resolvedCmd = ResolvedCommands(v.Value)
+		v.resDone = true
+	}
+	return v.resolvedCmd
 }
 
 func (v *subjectView) path() (string, []string) {

@@ -158,6 +158,13 @@ var exactOnlyCommands = map[string]bool{
 	"pkill": true, "shutdown": true, "reboot": true, "python": true, "python3": true,
 	"node": true, "perl": true, "ruby": true, "php": true, "npx": true, "awk": true,
 	"sed": true, "tee": true, "truncate": true, "shred": true,
+	"python2": true, "pypy": true, "pypy3": true, "lua": true, "luajit": true, "tclsh": true,
+	"Rscript": true, "R": true, "julia": true, "osascript": true, "pwsh": true, "powershell": true,
+	"busybox": true, "mksh": true, "csh": true, "tcsh": true, "stdbuf": true, "setsid": true,
+	"ionice": true, "chrt": true, "taskset": true, "watch": true, "parallel": true,
+	"strace": true, "ltrace": true, "gdb": true, "vim": true, "vi": true, "nvim": true, "emacs": true,
+	"less": true, "more": true, "man": true, "tar": true, "zip": true, "unzip": true, "git-shell": true,
+	"bunx": true, "pnpx": true, "uvx": true, "pipx": true,
 }
 
 func suggestCommand(cmd string) (pattern, scope string, ok bool) {
@@ -172,14 +179,96 @@ func suggestCommand(cmd string) (pattern, scope string, ok bool) {
 		return exact()
 	}
 	words := strings.Fields(cmd)
-	if len(words) == 0 || !isPlainWord(words[0], true) || exactOnlyCommands[path.Base(words[0])] {
+	if len(words) == 0 || !isPlainWord(words[0], true) || exactOnlyCommands[path.Base(words[0])] || RunsCode(cmd) {
 		return exact()
 	}
 	prefix := words[0]
-	if subcommandTools[words[0]] && len(words) > 1 && isPlainWord(words[1], false) {
+	if subcommandTools[words[0]] && len(words) > 1 {
+		if !isPlainWord(words[1], false) {
+			// `git -c x=y status`, `git -C dir …`: options before the
+			// subcommand can change what it runs; keep it exact.
+			return exact()
+		}
 		prefix += " " + words[1]
 	}
 	return prefix + " *", "`" + prefix + " …`", true
+}
+
+// codeSubcommands are the subcommands, per tool, that run code of their
+// arguments' choosing or change what later commands run (git config
+// core.fsmonitor, go env -w GOFLAGS=-toolexec=…): a remembered grant for
+// them covers the exact command only.
+var codeSubcommands = map[string]map[string]bool{
+	"git":     {"config": true, "submodule": true, "bisect": true, "filter-branch": true, "filter-repo": true, "difftool": true, "mergetool": true, "daemon": true, "credential": true, "hook": true, "alias": true, "replace": true, "rebase": true},
+	"go":      {"env": true, "run": true, "generate": true, "tool": true},
+	"npm":     {"config": true, "exec": true, "x": true, "set": true, "explore": true},
+	"pnpm":    {"config": true, "exec": true, "dlx": true, "set": true},
+	"yarn":    {"config": true, "exec": true, "dlx": true},
+	"bun":     {"x": true, "exec": true},
+	"cargo":   {"config": true, "run": true, "install": true},
+	"pip":     {"config": true},
+	"pip3":    {"config": true},
+	"uv":      {"run": true, "tool": true},
+	"docker":  {"run": true, "exec": true, "compose": true},
+	"podman":  {"run": true, "exec": true},
+	"kubectl": {"exec": true, "run": true, "debug": true},
+	"gh":      {"alias": true, "extension": true, "config": true},
+	"nix":     {"run": true, "shell": true, "develop": true},
+	"deno":    {"run": true, "eval": true, "repl": true},
+	"dotnet":  {"run": true},
+	"make":    {},
+}
+
+// codeOptions are options that make a command run a program or a script
+// they name (git's --upload-pack, find's -exec, go test's -exec and
+// -toolexec), matched as a whole word or as the start of `--option=value`.
+// For git, -c (a config override such as core.fsmonitor) and -u (clone's
+// --upload-pack) count too.
+var codeOptions = map[string]bool{
+	"--upload-pack": true, "--receive-pack": true, "--exec": true, "-exec": true, "-execdir": true,
+	"-ok": true, "-okdir": true, "-toolexec": true, "--config": true, "--ext-diff": true,
+	"--textconv": true, "--template": true, "--eval": true, "--require": true, "--import": true,
+	"--rcfile": true, "--init-file": true, "--exec-path": true, "--run": true,
+}
+
+// hasCodeOption reports whether any of the arguments of the program name
+// is a code-running option (see codeOptions).
+func hasCodeOption(name string, args []string) bool {
+	for _, w := range args {
+		opt, _, _ := strings.Cut(w, "=")
+		if codeOptions[opt] {
+			return true
+		}
+		if name == "git" && (w == "-c" || w == "-u" || strings.HasPrefix(w, "-c") && strings.Contains(w, "=")) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunsCode reports whether a command's arguments can make it run code of
+// their choosing, so that no remembered rule may generalise it: an
+// interpreter, shell or other command runner (see [ResolvedCommands]'s
+// wrappers), a subcommand such as `git config` or `go env`, or an option
+// such as `--upload-pack`, `-exec` or `-c` anywhere in the command.
+// It errs on the side of true: the answer only decides whether a grant is
+// remembered exactly.
+func RunsCode(cmd string) bool {
+	words := shellWords(strings.Join(strings.Fields(cmd), " "))
+	if len(words) == 0 {
+		return false
+	}
+	if isAssignment(words[0]) {
+		return true // FOO=… can change what the command runs (GIT_SSH, LD_PRELOAD)
+	}
+	name := path.Base(words[0])
+	if exactOnlyCommands[name] || wrapperNames[name] || shells[name] {
+		return true
+	}
+	if subs, ok := codeSubcommands[name]; ok && len(words) > 1 && subs[words[1]] {
+		return true
+	}
+	return hasCodeOption(name, words[1:])
 }
 
 // isPlainWord reports whether a command word is an ordinary name: letters,

@@ -17,7 +17,21 @@ func TestSuggest(t *testing.T) {
 	}{
 		{"go subcommand", "bash", []registry.Subject{cmdSubj("go test ./...")}, []string{"bash(go test *)"}, "Always allow `go test …` in this session"},
 		{"single word", "bash", []registry.Subject{cmdSubj("ls -la")}, []string{"bash(ls *)"}, "Always allow `ls …` in this session"},
-		{"subcommand with option", "bash", []registry.Subject{cmdSubj("git -C x status")}, []string{"bash(git *)"}, "Always allow `git …` in this session"},
+		{"subcommand with option is exact", "bash", []registry.Subject{cmdSubj("git -C x status")}, []string{"bash(git -C x status)"}, "Always allow `git -C x status` in this session"},
+		// Issue 14, finding 4: commands whose arguments can run code are
+		// remembered exactly, so two grants cannot compose.
+		{"git config is exact", "bash", []registry.Subject{cmdSubj("git config user.name Bob")}, []string{"bash(git config user.name Bob)"}, "Always allow `git config user.name Bob` in this session"},
+		{"git -c is exact", "bash", []registry.Subject{cmdSubj("git -c core.pager=cat log")}, []string{"bash(git -c core.pager=cat log)"}, "Always allow `git -c core.pager=cat log` in this session"},
+		{"upload-pack is exact", "bash", []registry.Subject{cmdSubj("git fetch --upload-pack=x origin")}, []string{"bash(git fetch --upload-pack=x origin)"}, "Always allow `git fetch --upload-pack=x origin` in this session"},
+		{"git clone -u is exact", "bash", []registry.Subject{cmdSubj("git clone -u x repo")}, []string{"bash(git clone -u x repo)"}, "Always allow `git clone -u x repo` in this session"},
+		{"find -exec is exact", "bash", []registry.Subject{cmdSubj("find . -name x -exec cat {} +")}, []string{"bash(find . -name x -exec cat {} +)"}, "Always allow `find . -name x -exec cat {} +` in this session"},
+		{"xargs is exact", "bash", []registry.Subject{cmdSubj("xargs cat")}, []string{"bash(xargs cat)"}, "Always allow `xargs cat` in this session"},
+		{"python -c is exact", "bash", []registry.Subject{cmdSubj("python3 -c print(1)")}, []string{"bash(python3 -c print(1))"}, "Always allow `python3 -c print(1)` in this session"},
+		{"node -e is exact", "bash", []registry.Subject{cmdSubj("node -e 1")}, []string{"bash(node -e 1)"}, "Always allow `node -e 1` in this session"},
+		{"env is exact", "bash", []registry.Subject{cmdSubj("env FOO=1 make")}, []string{"bash(env FOO=1 make)"}, "Always allow `env FOO=1 make` in this session"},
+		{"go env is exact", "bash", []registry.Subject{cmdSubj("go env -w GOFLAGS=-x")}, []string{"bash(go env -w GOFLAGS=-x)"}, "Always allow `go env -w GOFLAGS=-x` in this session"},
+		{"go test -exec is exact", "bash", []registry.Subject{cmdSubj("go test -exec x ./...")}, []string{"bash(go test -exec x ./...)"}, "Always allow `go test -exec x ./...` in this session"},
+		{"npm exec is exact", "bash", []registry.Subject{cmdSubj("npm exec foo")}, []string{"bash(npm exec foo)"}, "Always allow `npm exec foo` in this session"},
 		{"npm script", "bash", []registry.Subject{cmdSubj("npm run build:prod")}, []string{"bash(npm run *)"}, "Always allow `npm run …` in this session"},
 		{"chained is exact", "bash", []registry.Subject{cmdSubj("make && make test")}, []string{"bash(make && make test)"}, "Always allow `make && make test` in this session"},
 		{"destructive is exact", "bash", []registry.Subject{cmdSubj("rm -rf build")}, []string{"bash(rm -rf build)"}, "Always allow `rm -rf build` in this session"},
@@ -119,4 +133,37 @@ func FuzzSuggest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRememberedRulesDoNotCompose is issue 14's finding 4: after "always
+// allow" for `git config user.name Bob` and `git status`, the attacker's
+// `git config core.fsmonitor …` and code-running options past a prefix
+// are not allowed.
+func TestRememberedRulesDoNotCompose(t *testing.T) {
+	var rs RuleSet
+	rs.Cwd = "/w"
+	for _, cmd := range []string{"git config user.name Bob", "git status", "go test ./...", "find . -name x"} {
+		for _, r := range Suggest("bash", []registry.Subject{cmdSubj(cmd)}, "/w").Rules {
+			rs.Add(Allow, r)
+		}
+	}
+	for _, cmd := range []string{"git status", "git config user.name Bob", "go test -run X ./..."} {
+		if v := rs.Evaluate("bash", []registry.Subject{cmdSubj(cmd)}); v.Decision != Allow {
+			t.Errorf("%q = %v, want allowed", cmd, v)
+		}
+	}
+	for _, cmd := range []string{
+		"git config core.fsmonitor 'touch X'",
+		"git config --global core.hooksPath /tmp/h",
+		"git -c core.fsmonitor=x status",
+		"git status --upload-pack=x",
+		"go test -exec 'sh -c x' ./...",
+		"go test -toolexec=x ./...",
+		"find . -name x -exec sh -c x {} +",
+		"find . -execdir x {} +",
+	} {
+		if v := rs.Evaluate("bash", []registry.Subject{cmdSubj(cmd)}); v.Decision == Allow {
+			t.Errorf("%q is allowed by %s", cmd, v.Rule)
+		}
+	}
 }
