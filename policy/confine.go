@@ -134,10 +134,16 @@ func within(dir, p string) bool {
 // Protected reports whether a tool must never write path: anything inside
 // stateDir (the daemon's durable state), any of policyFiles (settings files
 // that grant permissions; a directory entry protects everything below it),
-// and anything inside or naming a ".git" component (repository internals,
-// hooks and config that run code). All are compared after [Resolve], so a
-// symlink or ".." cannot dodge the check; ".git" is matched
-// case-insensitively because macOS and Windows file systems are. A
+// anything inside or naming a ".git" component (repository internals,
+// hooks and config that run code), and the directories that hold a
+// protected entry, so that none can be created, removed, renamed or
+// replaced (`mv .dshd old`, `mv evil .dshd`, a file written where the
+// directory should be). A protected entry's ancestors are protected up to,
+// not including, the session's working directory (base) or the user's home
+// when the entry lies inside one of them, otherwise its parent directory
+// only; so `.dshd` is protected but the workspace itself is not. All are
+// compared after [Resolve], so a symlink or ".." cannot dodge the check,
+// and case-insensitively, because macOS and Windows file systems are. A
 // relative path, and a relative entry of policyFiles, is resolved against
 // base (the session's working directory); an empty base means the
 // process's working directory. A path that cannot be resolved is
@@ -155,6 +161,11 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 			return true
 		}
 	}
+	rbase, _ := Resolve(string(filepath.Separator), base)
+	var rhome string
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		rhome, _ = Resolve(string(filepath.Separator), home)
+	}
 	for _, p := range append([]string{stateDir}, policyFiles...) {
 		if p == "" {
 			continue
@@ -163,9 +174,36 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 		if err != nil {
 			continue
 		}
-		if within(rp, abs) {
+		if withinFold(rp, abs) {
 			return true
+		}
+		if len(abs) < len(rp) && withinFold(abs, rp) && withinFold(ancestorStop(rp, rbase, rhome), abs) &&
+			len(abs) > len(ancestorStop(rp, rbase, rhome)) {
+			return true // a directory holding the entry
 		}
 	}
 	return false
+}
+
+// ancestorStop is the directory above which a protected entry's ancestors
+// are no longer protected: the working directory or home holding it, else
+// its parent's parent (so only its parent directory is protected).
+func ancestorStop(entry, base, home string) string {
+	for _, stop := range []string{base, home} {
+		if stop != "" && stop != string(filepath.Separator) && withinFold(stop, entry) && len(stop) < len(entry) {
+			return stop
+		}
+	}
+	return filepath.Dir(filepath.Dir(entry))
+}
+
+// withinFold is [within] compared case-insensitively.
+func withinFold(dir, p string) bool {
+	if dir == string(filepath.Separator) {
+		return true
+	}
+	if len(p) < len(dir) || !strings.EqualFold(p[:len(dir)], dir) {
+		return false
+	}
+	return len(p) == len(dir) || p[len(dir)] == filepath.Separator
 }

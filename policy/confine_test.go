@@ -2,8 +2,10 @@ package policy
 
 import (
 	"errors"
+	"github.com/dsh-tools/dshd/registry"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -123,6 +125,22 @@ func TestProtected(t *testing.T) {
 		{filepath.Join(state, "sessions", "a.jsonl"), true},
 		{state, true},
 		{"loop/x", true}, // unresolvable: not safe to write
+		// Issue 14, finding 3: the directories holding a protected entry
+		// cannot be created, removed, renamed or replaced.
+		{filepath.Join(repo, ".dshd"), true},
+		{".dshd", true},
+		{".dshd/", true},
+		{"./.dshd/.", true},
+		{".DSHD", true},
+		{".Dshd/Settings.JSON", true},
+		{"sub/../.dshd", true},
+		{repo, false}, // the workspace itself is no protected directory
+		{base, true},  // holds the state directory, which lies outside the workspace
+		{filepath.Dir(base), false},
+		{".dshd-old", false},
+		{"a\x00b", true},                          // a NUL byte does not resolve
+		{strings.Repeat("x", 300), true},          // neither does a name too long
+		{strings.Repeat("d/", 2100) + "f", false}, // 4 KiB of missing directories: the open fails on its own
 	}
 	for _, tt := range tests {
 		if got := Protected(repo, tt.path, state, policyFiles); got != tt.want {
@@ -154,5 +172,59 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLandIn is issue 14's finding 1: a path lands where the kernel would
+// open it (symlinks first, then ".."), and that landing names its root.
+func TestLandIn(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(base, "ws")
+	extra := filepath.Join(base, "extra")
+	deep := filepath.Join(ws, "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8")
+	must(t, os.MkdirAll(deep, 0o755))
+	must(t, os.MkdirAll(extra, 0o755))
+	must(t, os.Symlink("d1/d2/d3/d4/d5/d6/d7/d8", filepath.Join(ws, "a")))
+	must(t, os.Symlink("loop", filepath.Join(ws, "loop")))
+	must(t, os.Symlink(extra, filepath.Join(ws, "to-extra")))
+	cwd, _ := os.Getwd()
+	cwd, _ = filepath.EvalSymlinks(cwd)
+	tests := []struct {
+		path, abs, root string
+		fails           bool
+	}{
+		{"a/../.dshd/settings.json", filepath.Join(ws, "d1/d2/d3/d4/d5/d6/d7/.dshd/settings.json"), ws, false},
+		{"a/../../../../../../../../../outside/f", filepath.Join(base, "outside/f"), "", false},
+		{"a/", deep, ws, false},
+		{"a/.", deep, ws, false},
+		{"to-extra/x", filepath.Join(extra, "x"), extra, false},
+		{ws + "/a/..", filepath.Join(ws, "d1/d2/d3/d4/d5/d6/d7"), ws, false},
+		{"/proc/self/cwd/../x", filepath.Join(filepath.Dir(cwd), "x"), "", false},
+		{"loop/x", "", "", true},
+		{"f\x00/../../x", "", "", true},
+		{strings.Repeat("n", 300), "", "", true},
+	}
+	for _, tt := range tests {
+		subjects := []registry.Subject{{Kind: registry.SubjectPath, Value: tt.path}}
+		l := LandIn([]string{ws, extra}, subjects)
+		lp, ok := l.Lookup(tt.path)
+		if !ok {
+			t.Fatalf("%q: not landed", tt.path)
+		}
+		if (lp.Err != nil) != tt.fails || lp.Abs != tt.abs || lp.Root != tt.root {
+			t.Errorf("%q lands at %q in root %q (err %v), want %q in %q (fails %v)", tt.path, lp.Abs, lp.Root, lp.Err, tt.abs, tt.root, tt.fails)
+		}
+		if !l.Same(LandIn([]string{ws, extra}, subjects)) {
+			t.Errorf("%q: a second landing differs", tt.path)
+		}
+	}
+	// A symlink swapped in changes the landing.
+	subjects := []registry.Subject{{Kind: registry.SubjectPath, Value: "d/f.txt"}}
+	must(t, os.MkdirAll(filepath.Join(ws, "d"), 0o755))
+	before := LandIn([]string{ws}, subjects)
+	must(t, os.Rename(filepath.Join(ws, "d"), filepath.Join(ws, "d.old")))
+	must(t, os.Symlink(filepath.Join(base, "outside"), filepath.Join(ws, "d")))
+	if after := LandIn([]string{ws}, subjects); before.Same(after) {
+		t.Errorf("the swapped landing %v is the same as %v", after.Paths(), before.Paths())
 	}
 }

@@ -185,28 +185,77 @@ func (s RuleSet) EvaluateOnDisk(tool string, subjects []registry.Subject) Verdic
 }
 
 // Landing is where a call's path subjects land on disk: each resolved
-// against the cwd with [Resolve], and the cwd itself resolved. Landing a
-// call costs a few lstat per path component, so a caller that judges one
-// call against several rule sets, or several times, lands it once.
+// against the cwd with [Resolve], and the cwd itself resolved. It is the
+// one place that decides where a path lands: rules judge it, root
+// confinement and protected paths check it, and the tool opens exactly it
+// (the bridge hands it to the tool). Landing a call costs a few lstat per
+// path component, so a caller that judges one call against several rule
+// sets, or several times, lands it once.
 type Landing struct {
 	cwd    string             // the resolved cwd
 	landed []registry.Subject // nil when no path subject resolved
+	paths  []LandedPath       // one per path subject, in order
 }
 
-// Land computes where subjects land, relative paths taken from cwd.
+// LandedPath is where one path subject of a call lands.
+type LandedPath struct {
+	// Written is the path as the call wrote it.
+	Written string
+	// Abs is where it lands: absolute, every existing symlink followed
+	// (a dangling final one too), ".." applied after the symlinks before
+	// it. Empty when Err is set.
+	Abs string
+	// Root is the resolved session root that holds Abs, or "" when Abs
+	// lies outside every root.
+	Root string
+	// Err says why the path does not resolve (a symlink loop, a NUL byte,
+	// a name too long); such a path must not be opened.
+	Err error
+}
+
+// Land computes where subjects land, relative paths taken from cwd, which
+// is the only root.
 func Land(cwd string, subjects []registry.Subject) Landing {
-	if cwd == "" {
+	return LandIn([]string{cwd}, subjects)
+}
+
+// LandIn computes where subjects land, relative paths taken from roots[0]
+// (the session's cwd), and which of roots (each resolved too) holds each
+// landing. With no roots, or an empty cwd, nothing lands.
+func LandIn(roots []string, subjects []registry.Subject) Landing {
+	if len(roots) == 0 || roots[0] == "" {
 		return Landing{}
 	}
+	cwd := roots[0]
 	l := Landing{cwd: cwd}
+	var resolvedRoots []string
 	for i, subj := range subjects {
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
+		lp := LandedPath{Written: subj.Value}
 		abs, err := Resolve(cwd, subj.Value)
 		if err != nil {
+			lp.Err = err
+			l.paths = append(l.paths, lp)
 			continue
 		}
+		lp.Abs = abs
+		if resolvedRoots == nil {
+			resolvedRoots = make([]string, 0, len(roots))
+			for _, r := range roots {
+				if rr, err := Resolve(string(filepath.Separator), r); err == nil {
+					resolvedRoots = append(resolvedRoots, rr)
+				}
+			}
+		}
+		for _, rr := range resolvedRoots {
+			if within(rr, abs) {
+				lp.Root = rr
+				break
+			}
+		}
+		l.paths = append(l.paths, lp)
 		if l.landed == nil {
 			l.landed = slices.Clone(subjects)
 		}
@@ -218,6 +267,35 @@ func Land(cwd string, subjects []registry.Subject) Landing {
 		}
 	}
 	return l
+}
+
+// Paths returns where each path subject lands, in the order of the
+// subjects.
+func (l Landing) Paths() []LandedPath { return slices.Clone(l.paths) }
+
+// Lookup returns where the path subject written as written lands.
+func (l Landing) Lookup(written string) (LandedPath, bool) {
+	for _, p := range l.paths {
+		if p.Written == written {
+			return p, true
+		}
+	}
+	return LandedPath{}, false
+}
+
+// Same reports whether m lands every path where l does (same landing, same
+// root, resolving or not): a call judged on l may act on m.
+func (l Landing) Same(m Landing) bool {
+	if len(l.paths) != len(m.paths) {
+		return false
+	}
+	for i, p := range l.paths {
+		q := m.paths[i]
+		if p.Written != q.Written || p.Abs != q.Abs || p.Root != q.Root || (p.Err == nil) != (q.Err == nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // EvaluateLanded is [RuleSet.EvaluateOnDisk] with the landing computed
