@@ -90,7 +90,10 @@ func ruleMeta(d policy.Decision, sug policy.Suggestion, scope policy.Scope) acp.
 // Approve implements [pipeline.Approver].
 func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req pipeline.AskRequest) (pipeline.Approval, error) {
 	t, s := ap.turn, ap.turn.sess
-	sug := policy.Suggest(ruleName(exec), req.Subjects, s.cwd)
+	// What is asked about, and remembered, is where the paths land.
+	landing := s.landing(exec, req.Subjects)
+	req.Reason += landingNote(s.cwd, landing)
+	sug := policy.Suggest(ruleName(exec), landing.Subjects(req.Subjects), s.cwd)
 	pv := ap.preview(ctx, exec)
 	if len(pv.content) > 0 {
 		// The card shows the pending diff too, not only the request
@@ -244,4 +247,21 @@ func (t *Turn) notice(text string) {
 	if text != "" {
 		t.send(&acp.AgentMessageChunk{Content: acp.Text(text + "\n")})
 	}
+}
+
+// landingNote names, for a permission request, where each path lands when
+// that is not where its text seems to point (`a/../x` through a symlink
+// a, a symlinked file): the user decides on the real landing.
+func landingNote(cwd string, l policy.Landing) string {
+	var notes []string
+	for _, lp := range l.Paths() {
+		if lp.Err != nil || lp.Abs == absPath(cwd, lp.Written) || lp.Abs == absPath(l.Cwd(), lp.Written) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("`%s` lands at `%s`", lp.Written, lp.Abs))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(notes, ", ")
 }

@@ -1,29 +1,64 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 )
 
-// turnHost is the [host.Host] of the tool calls of one turn.
+// turnHost is the [host.Host] of one tool call of a turn. It holds the
+// call's landing: where its path subjects land, computed once by the
+// policy's listeners (see session.landing), checked again by the landing
+// guard before the call runs and after a permission prompt, and the only
+// paths the call's tool may open ([turnHost.Land]).
 type turnHost struct {
 	turn *Turn
 	sess *session
+
+	mu      sync.Mutex
+	landing *policy.Landing
+}
+
+// judged returns the call's landing, computing it with land the first
+// time.
+func (h *turnHost) judged(land func() policy.Landing) policy.Landing {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.landing == nil {
+		l := land()
+		h.landing = &l
+	}
+	return *h.landing
+}
+
+// Land implements [host.Host]: the landing the policy judged for one of
+// the call's path subjects.
+func (h *turnHost) Land(path string) (host.Landing, error) {
+	h.mu.Lock()
+	l := h.landing
+	h.mu.Unlock()
+	if l == nil {
+		return host.Landing{}, fmt.Errorf("%s: %w", path, host.ErrNotLanded)
+	}
+	lp, ok := l.Lookup(path)
+	switch {
+	case !ok:
+		return host.Landing{}, fmt.Errorf("%s is not a path the call declared: %w", path, host.ErrNotLanded)
+	case lp.Err != nil:
+		return host.Landing{}, fmt.Errorf("cannot resolve %s: %w", path, lp.Err)
+	}
+	return host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}, nil
 }
 
 var _ host.Host = (*turnHost)(nil)
@@ -74,20 +109,25 @@ func (p *progress) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// sessionFiles is file access on behalf of a session.
+// sessionFiles is file access on behalf of a session. It opens landings
+// only: local access goes beneath the landing's root ([host.Landing]);
+// the editor is sent the landing's absolute path, after checking that the
+// path still lands there.
 type sessionFiles struct{ s *session }
 
-func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
-	path = absPath(f.s.cwd, path)
+func (f *sessionFiles) ReadTextFile(ctx context.Context, l host.Landing, line, limit int) (string, error) {
 	if !f.s.conn.features.readFile {
-		return readLocal(ctx, path, line, limit)
+		return l.ReadText(ctx, line, limit)
 	}
 	// Existence is decided by the disk: editors may answer a missing file
 	// with empty text.
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+	if _, err := l.Stat(); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", l.Abs, fs.ErrNotExist)
 	}
-	req := acp.ReadTextFileRequest{SessionID: f.s.id, Path: path}
+	if err := stillLands(l); err != nil {
+		return "", err
+	}
+	req := acp.ReadTextFileRequest{SessionID: f.s.id, Path: l.Abs}
 	if line > 0 {
 		l := uint32(line)
 		req.Line = &l
@@ -100,123 +140,49 @@ func (f *sessionFiles) ReadTextFile(ctx context.Context, path string, line, limi
 	if err := f.s.conn.peer().Call(ctx, acp.MethodFSReadTextFile, req, &resp); err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) && ae.Code == acp.CodeResourceNotFound {
-			return "", fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+			return "", fmt.Errorf("read %s: %w", l.Abs, fs.ErrNotExist)
 		}
-		return "", fmt.Errorf("read %s through the editor: %w", path, err)
+		return "", fmt.Errorf("read %s through the editor: %w", l.Abs, err)
 	}
 	return resp.Content, nil
 }
 
 // WriteTextFile creates the missing parent directories on disk in both
-// cases: ACP obliges an editor to create the file only. The path is the one
-// the pipeline's guards confined to the session's roots (or the user
-// allowed outside them), so the directories are covered by that decision.
-func (f *sessionFiles) WriteTextFile(ctx context.Context, path, content string) error {
-	path = absPath(f.s.cwd, path)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// cases (beneath the landing's root): ACP obliges an editor to create the
+// file only. The landing is the one the pipeline's guards confined to the
+// session's roots (or the user allowed outside them), so the directories
+// are covered by that decision. Before the editor is asked to write, the
+// path is checked to land where it did when it was judged: the editor
+// opens it by name, and os.Root cannot protect an editor's open.
+func (f *sessionFiles) WriteTextFile(ctx context.Context, l host.Landing, content string) error {
+	if !f.s.conn.features.writeFile {
+		return l.WriteText(content)
+	}
+	if err := l.MkdirParents(); err != nil {
 		return err
 	}
-	if !f.s.conn.features.writeFile {
-		return os.WriteFile(path, []byte(content), 0o644)
+	if err := stillLands(l); err != nil {
+		return err
 	}
-	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: path, Content: content}
+	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: l.Abs, Content: content}
 	if err := f.s.conn.peer().Call(ctx, acp.MethodFSWriteTextFile, req, nil); err != nil {
-		return fmt.Errorf("write %s through the editor: %w", path, err)
+		return fmt.Errorf("write %s through the editor: %w", l.Abs, err)
 	}
 	return nil
 }
 
-// localLineBytes caps each line a windowed local read returns. The read
-// tool shows at most its MaxLineBytes (2,000 by default) of a line, so
-// this bound is generous; it keeps a window of limit lines within
-// limit × localLineBytes of memory however long the file's lines are.
-const localLineBytes = 16 << 10
-
-// windowReaders recycles the 64 KiB buffers of windowed reads: a turn of
-// 1,000 reads allocated (and zeroed) 64 MiB for them, most of its garbage.
-var windowReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
-
-// readLocal reads a file from disk: the whole text when line and limit
-// are not positive, otherwise a window of lines. A window is streamed, so
-// it costs memory for the window only: the lines before it are skipped
-// without being kept, and a line longer than localLineBytes comes back
-// cut, the rest discarded, with a marker giving its length.
-func readLocal(ctx context.Context, path string, line, limit int) (string, error) {
-	f, err := os.Open(path)
+// stillLands checks that a landing's path still resolves to itself (no
+// symlink appeared along it) and inside its root, right before the editor
+// is asked to open it.
+func stillLands(l host.Landing) error {
+	now, err := policy.Resolve(string(filepath.Separator), l.Abs)
 	if err != nil {
-		return "", err
+		return fmt.Errorf("%s no longer resolves: %w", l.Written, err)
 	}
-	defer f.Close()
-	if line <= 1 && limit <= 0 {
-		b, err := io.ReadAll(f)
-		return string(b), err
+	if now != l.Abs || l.Root != "" && now != l.Root && !strings.HasPrefix(now, l.Root+string(filepath.Separator)) {
+		return fmt.Errorf("%s now lands at %s, not at %s where it was judged (a symlink changed); not sent to the editor", l.Written, now, l.Abs)
 	}
-	br := windowReaders.Get().(*bufio.Reader)
-	br.Reset(f)
-	defer func() {
-		br.Reset(nil) // drop the file
-		windowReaders.Put(br)
-	}()
-	for n := 1; n < line; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		if _, size, err := readLine(br, nil, 0); err != nil && (err != io.EOF || size == 0) {
-			if err == io.EOF {
-				return "", nil
-			}
-			return "", err
-		}
-	}
-	var sb strings.Builder
-	var buf []byte
-	for n := 0; limit <= 0 || n < limit; n++ {
-		var size int
-		var err error
-		// One byte more than the cap holds a kept line's "\n".
-		buf, size, err = readLine(br, buf[:0], localLineBytes+1)
-		if err != nil && err != io.EOF {
-			return "", err
-		}
-		newline := err == nil
-		length := size
-		if newline {
-			length--
-		}
-		if length <= localLineBytes {
-			sb.Write(buf)
-		} else {
-			cut := localLineBytes
-			for cut > 0 && !utf8.RuneStart(buf[cut]) {
-				cut--
-			}
-			sb.Write(buf[:cut])
-			fmt.Fprintf(&sb, "… [line cut: %d bytes]", length)
-			if newline {
-				sb.WriteByte('\n')
-			}
-		}
-		if !newline {
-			break
-		}
-	}
-	return sb.String(), nil
-}
-
-// readLine reads one line, its "\n" included, appending at most keep of
-// its bytes to buf. size is the line's whole length; err is io.EOF when
-// the file ended before a "\n" (size 0: there was no line left).
-func readLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, size int, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if room := keep - len(buf); room > 0 {
-			buf = append(buf, chunk[:min(room, len(chunk))]...)
-		}
-		size += len(chunk)
-		if err != bufio.ErrBufferFull {
-			return buf, size, err
-		}
-	}
+	return nil
 }
 
 // editorTerminals runs commands in terminals the editor owns (tier 1).

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -110,12 +111,13 @@ func (s *session) readMention(ctx context.Context, uri string) Mention {
 		return m
 	}
 	m.Path, m.From, m.To = path, from, to
-	abs, err := s.mentionAllowed(path)
+	l, err := s.mentionAllowed(path)
 	if err != nil {
 		m.Err = err
 		return m
 	}
-	fi, err := os.Stat(abs)
+	abs := l.Abs
+	fi, err := l.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		m.Err = errors.New("it does not exist")
@@ -133,7 +135,7 @@ func (s *session) readMention(ctx context.Context, uri string) Mention {
 			m.Err = fmt.Errorf("the image is %d bytes, more than the %d dshd sends", fi.Size(), MaxMentionImageBytes)
 			return m
 		}
-		m.Image, m.Err = os.ReadFile(abs)
+		m.Image, m.Err = readLanding(l)
 		m.MIMEType = mime
 		return m
 	}
@@ -145,7 +147,7 @@ func (s *session) readMention(ctx context.Context, uri string) Mention {
 		}
 	}
 	files := &sessionFiles{s: s}
-	text, err := files.ReadTextFile(ctx, abs, from, limit)
+	text, err := files.ReadTextFile(ctx, l, from, limit)
 	if err != nil {
 		m.Err = err
 		return m
@@ -164,16 +166,18 @@ func (s *session) readMention(ctx context.Context, uri string) Mention {
 }
 
 // mentionAllowed decides, as for a read call, whether the user's mention
-// may be read without asking, and returns where the path lands.
-func (s *session) mentionAllowed(path string) (string, error) {
-	abs, inside, err := policy.Confine(s.roots, path)
-	if err != nil {
-		return "", fmt.Errorf("its path cannot be resolved: %w", err)
-	}
-	if !inside && s.currentMode() != ModeBypass {
-		return "", fmt.Errorf("it is outside the session's workspace (%s); read it with the read tool, which asks the user first", strings.Join(s.roots, ", "))
-	}
+// may be read without asking, and returns where the path lands: the
+// landing the mention is then read from, beneath its root.
+func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	subjects := []registry.Subject{{Kind: registry.SubjectPath, Value: path}}
+	lp, _ := policy.LandIn(s.roots, subjects).Lookup(path)
+	if lp.Err != nil || lp.Abs == "" {
+		return host.Landing{}, fmt.Errorf("its path cannot be resolved: %v", lp.Err)
+	}
+	if lp.Root == "" && s.currentMode() != ModeBypass {
+		return host.Landing{}, fmt.Errorf("it is outside the session's workspace (%s); read it with the read tool, which asks the user first", strings.Join(s.roots, ", "))
+	}
+	l := host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}
 	rs := s.agent.Rules()
 	rs.Cwd = s.cwd
 	s.mu.Lock()
@@ -182,13 +186,23 @@ func (s *session) mentionAllowed(path string) (string, error) {
 	v := policy.Strictest(rs.EvaluateOnDisk("read", subjects), mine.EvaluateOnDisk("read", subjects))
 	switch v.Decision {
 	case policy.Deny:
-		return "", fmt.Errorf("the permission rule `%s` denies reading it", v.Rule)
+		return host.Landing{}, fmt.Errorf("the permission rule `%s` denies reading it", v.Rule)
 	case policy.Ask:
 		if s.currentMode() != ModeBypass {
-			return "", fmt.Errorf("the permission rule `%s` asks before reading it; read it with the read tool", v.Rule)
+			return host.Landing{}, fmt.Errorf("the permission rule `%s` asks before reading it; read it with the read tool", v.Rule)
 		}
 	}
-	return abs, nil
+	return l, nil
+}
+
+// readLanding reads a landed file whole, beneath its root.
+func readLanding(l host.Landing) ([]byte, error) {
+	f, err := l.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // listDir lists a directory for the model: sorted names, directories

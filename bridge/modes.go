@@ -97,6 +97,10 @@ const (
 	ListenerMode = "bridge/mode"
 	// GuardProtected denies writes to protected paths.
 	GuardProtected = "bridge/protected"
+	// GuardLanding lands the call's paths again, before it runs and after
+	// a permission prompt, and denies the call when one no longer lands
+	// where the policy judged it (a symlink appeared or moved meanwhile).
+	GuardLanding = "bridge/landing"
 )
 
 func (a *Agent) install() {
@@ -110,7 +114,44 @@ func (a *Agent) install() {
 	must(a.pipeline.AddPre(ListenerRoots, a.rootsListener, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerRules, a.rulesListener, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerMode, a.modeListener, pipeline.Last))
+	must(a.pipeline.AddGuard(GuardLanding, a.landingGuard))
 	must(a.pipeline.AddGuard(GuardProtected, a.protectedGuard))
+}
+
+// landingGuard is root confinement run again where the guards run: after
+// the waterfall and again after a permission prompt. It lands the call's
+// paths afresh and compares with the landing the listeners judged (and
+// the permission request named): a path that fails to resolve, or lands
+// elsewhere or in another root now, denies the call. The fresh landing is
+// what the tool then opens, beneath its root.
+func (a *Agent) landingGuard(exec *pipeline.Execution) string {
+	s := a.sessionFor(exec.Scope())
+	if s == nil {
+		return ""
+	}
+	subjects := exec.Subjects()
+	fresh := policy.LandIn(s.roots, subjects)
+	for _, lp := range fresh.Paths() {
+		if lp.Err != nil {
+			return fmt.Sprintf("cannot resolve the path %q: %v", lp.Written, lp.Err)
+		}
+	}
+	h := s.callHost(exec)
+	if h == nil {
+		return ""
+	}
+	judged := h.judged(func() policy.Landing { return fresh })
+	if judged.Same(fresh) {
+		return ""
+	}
+	was, now := judged.Paths(), fresh.Paths()
+	for i := range now {
+		if i < len(was) && (was[i].Abs != now[i].Abs || was[i].Root != now[i].Root) {
+			return fmt.Sprintf("%q changed while the call was being decided: it was judged to land at %s and now lands at %s "+
+				"(a symlink appeared or moved); the call did not run", now[i].Written, was[i].Abs, now[i].Abs)
+		}
+	}
+	return "the call's paths changed while it was being decided; the call did not run"
 }
 
 func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
@@ -139,16 +180,12 @@ func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.Pre
 		return next()
 	}
 	var outside []string
-	for _, subj := range exec.Subjects() {
-		if subj.Kind != registry.SubjectPath {
-			continue
+	for _, lp := range s.landing(exec, exec.Subjects()).Paths() {
+		if lp.Err != nil {
+			return pipeline.Deny(fmt.Sprintf("cannot resolve the path %q: %v", lp.Written, lp.Err))
 		}
-		abs, in, err := policy.Confine(s.roots, subj.Value)
-		if err != nil {
-			return pipeline.Deny(fmt.Sprintf("cannot resolve the path %q: %v", subj.Value, err))
-		}
-		if !in {
-			outside = append(outside, abs)
+		if lp.Root == "" {
+			outside = append(outside, lp.Abs)
 		}
 	}
 	if len(outside) == 0 {

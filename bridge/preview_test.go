@@ -33,8 +33,12 @@ func replaceTool(seen func(hook string, args json.RawMessage)) *registry.Definit
 		if !ok {
 			return "", "", "", os.ErrInvalid
 		}
-		abs = filepath.Join(h.Cwd(), a.Path)
-		before, err = h.Files().ReadTextFile(ctx, abs, 0, 0)
+		l, err := h.Land(a.Path)
+		if err != nil {
+			return "", "", "", err
+		}
+		abs = l.Abs
+		before, err = h.Files().ReadTextFile(ctx, l, 0, 0)
 		if err != nil {
 			return "", "", "", err
 		}
@@ -63,7 +67,11 @@ func replaceTool(seen func(hook string, args json.RawMessage)) *registry.Definit
 			return registry.ErrorResult(registry.CodeToolError, err.Error()), nil
 		}
 		h, _ := host.From(ctx)
-		if err := h.Files().WriteTextFile(ctx, abs, after); err != nil {
+		l, err := h.Land(a.Path)
+		if err != nil {
+			return registry.Result{}, err
+		}
+		if err := h.Files().WriteTextFile(ctx, l, after); err != nil {
 			return registry.Result{}, err
 		}
 		r := registry.TextResult("edited")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/grants"
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
@@ -51,7 +52,6 @@ type session struct {
 	mcpTools    []string
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
-	landed      landedCall // see landing
 	// project is the session's share of Options.Instructions, nil
 	// without; set before the session is attached.
 	project *sessionProject
@@ -270,30 +270,37 @@ func ruleName(exec *pipeline.Execution) string {
 	return exec.ToolName()
 }
 
-// landing lands a call's paths once: the deny, roots and rules listeners
-// each ask for the verdict, and landing costs lstat calls. Only the rules
-// are evaluated again, so a rule remembered meanwhile still counts. One
-// entry suffices: a call's listeners run one after another, and a
-// concurrent call evicting it costs only a second landing.
+// landing is where a call's paths land, computed once per call: the deny,
+// roots and rules listeners each ask for the verdict, and landing costs
+// lstat calls. It is kept in the call's host (the turnHost the bridge made
+// for it), where the landing guard checks it again and the tool finds it;
+// only the rules are evaluated again, so a rule remembered meanwhile still
+// counts. A call without a turnHost of this session (an embedder running
+// the pipeline itself) is landed afresh each time.
 func (s *session) landing(exec *pipeline.Execution, subjects []registry.Subject) policy.Landing {
-	s.mu.Lock()
-	if s.landed.exec == exec {
-		l := s.landed.landing
-		s.mu.Unlock()
-		return l
+	land := func() policy.Landing { return policy.LandIn(s.roots, subjects) }
+	if h := s.callHost(exec); h != nil {
+		return h.judged(land)
 	}
-	s.mu.Unlock()
-	l := policy.Land(s.cwd, subjects)
-	s.mu.Lock()
-	s.landed = landedCall{exec, l}
-	s.mu.Unlock()
-	return l
+	return land()
 }
 
-// landedCall is the last call whose paths were landed.
-type landedCall struct {
-	exec    *pipeline.Execution
-	landing policy.Landing
+// callHost returns the turnHost of exec when it is one of this session's
+// calls.
+func (s *session) callHost(exec *pipeline.Execution) *turnHost {
+	ctx := exec.Context()
+	if ctx == nil {
+		return nil
+	}
+	h, ok := host.From(ctx)
+	if !ok {
+		return nil
+	}
+	th, ok := h.(*turnHost)
+	if !ok || th.sess != s {
+		return nil
+	}
+	return th
 }
 
 // setMode switches the session mode, tells the editor through both APIs

@@ -326,14 +326,25 @@ func fileTool() *registry.Definition {
 	type args struct {
 		Path string `json:"path"`
 	}
-	return mustDefine(registry.Define(registry.Spec[args]{Name: "copy_upper", Description: "Copy a file to <path>.out, upper-cased.", Kind: "read"},
+	return mustDefine(registry.Define(registry.Spec[args]{Name: "copy_upper", Description: "Copy a file to <path>.out, upper-cased.", Kind: "read",
+		Subjects: func(_ registry.Call, a args) []registry.Subject {
+			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path}, {Kind: registry.SubjectPath, Value: a.Path + ".out", Writes: true}}
+		}},
 		func(ctx context.Context, _ registry.Call, a args) (registry.Result, error) {
 			h, _ := host.From(ctx)
-			text, err := h.Files().ReadTextFile(ctx, a.Path, 0, 0)
+			in, err := h.Land(a.Path)
 			if err != nil {
 				return registry.Result{}, err
 			}
-			if err := h.Files().WriteTextFile(ctx, a.Path+".out", strings.ToUpper(text)); err != nil {
+			out, err := h.Land(a.Path + ".out")
+			if err != nil {
+				return registry.Result{}, err
+			}
+			text, err := h.Files().ReadTextFile(ctx, in, 0, 0)
+			if err != nil {
+				return registry.Result{}, err
+			}
+			if err := h.Files().WriteTextFile(ctx, out, strings.ToUpper(text)); err != nil {
 				return registry.Result{}, err
 			}
 			_, terms := h.Terminals()

@@ -18,6 +18,13 @@ type Host interface {
 	// Roots are the absolute directories tools may touch without asking:
 	// Cwd first, then the session's additionalDirectories.
 	Roots() []string
+	// Land returns where path, a path argument of the running call as the
+	// model wrote it, lands: the landing the session's policy judged (and
+	// judged again after a permission prompt). A tool opens that landing
+	// and nothing else; the error (wrapping [ErrNotLanded]) says why there
+	// is none: the call declared no such path subject, or it does not
+	// resolve.
+	Land(path string) (Landing, error)
 	// Files reads and writes text files, through the editor when it offers
 	// fs/read_text_file and fs/write_text_file, otherwise on local disk.
 	Files() Files
@@ -30,15 +37,16 @@ type Host interface {
 	Plan(ctx context.Context, entries []PlanEntry) error
 }
 
-// Files is text file access on behalf of a session.
+// Files is text file access on behalf of a session. It takes landings
+// ([Host.Land]), never paths: what a tool opens is what the policy judged.
 type Files interface {
 	// ReadTextFile returns a file's text. line (1-based) and limit, when
 	// positive, select lines. A missing file is an error satisfying
 	// errors.Is(err, fs.ErrNotExist).
-	ReadTextFile(ctx context.Context, path string, line, limit int) (string, error)
+	ReadTextFile(ctx context.Context, l Landing, line, limit int) (string, error)
 	// WriteTextFile creates or replaces a file, creating parent
 	// directories.
-	WriteTextFile(ctx context.Context, path, content string) error
+	WriteTextFile(ctx context.Context, l Landing, content string) error
 }
 
 // Terminals runs commands in terminals the editor owns and shows.

@@ -269,6 +269,19 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 	return l
 }
 
+// Subjects returns subjects with each path subject replaced by where it
+// lands (one that does not resolve stays as written); subjects must be
+// the ones landed.
+func (l Landing) Subjects(subjects []registry.Subject) []registry.Subject {
+	if l.landed == nil {
+		return subjects
+	}
+	return slices.Clone(l.landed)
+}
+
+// Cwd is the resolved working directory the paths were landed from.
+func (l Landing) Cwd() string { return l.cwd }
+
 // Paths returns where each path subject lands, in the order of the
 // subjects.
 func (l Landing) Paths() []LandedPath { return slices.Clone(l.paths) }

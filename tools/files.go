@@ -1,103 +1,33 @@
 package tools
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dsh-tools/dshd/host"
 )
 
-// LocalFiles is the local-disk [host.Files]: what the bridge uses when the
-// editor does not offer fs/read_text_file or fs/write_text_file. Reading
-// streams the file, so a line/limit window costs memory for that window
-// only; writing goes through a temporary file and a rename, so a reader
-// never sees half a file.
+// LocalFiles is the local-disk [host.Files], beneath each landing's root
+// (see [host.Landing]): reading streams the file, so a line/limit window
+// costs memory for that window only; writing goes through a temporary file
+// and a rename, so a reader never sees half a file.
 type LocalFiles struct{}
 
-// ReadTextFile returns the text of path, or of limit lines from the 1-based
+// ReadTextFile returns the text of l, or of limit lines from the 1-based
 // line when those are positive.
-func (LocalFiles) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if line <= 1 && limit <= 0 {
-		b, err := io.ReadAll(f)
-		return string(b), err
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	for n := 1; n < line; n++ {
-		if err := skipLine(br); err != nil {
-			if err == io.EOF {
-				return "", nil
-			}
-			return "", err
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-	}
-	var sb strings.Builder
-	for n := 0; limit <= 0 || n < limit; n++ {
-		s, err := br.ReadString('\n')
-		sb.WriteString(s)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return sb.String(), nil
+func (LocalFiles) ReadTextFile(ctx context.Context, l host.Landing, line, limit int) (string, error) {
+	return l.ReadText(ctx, line, limit)
 }
 
-func skipLine(br *bufio.Reader) error {
-	for {
-		_, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return err
-	}
-}
-
-// WriteTextFile replaces path with content atomically, creating parent
+// WriteTextFile replaces l with content atomically, creating parent
 // directories and keeping the mode of a file it replaces.
-func (LocalFiles) WriteTextFile(ctx context.Context, path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".dshd-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	// Rename onto a symlink would replace the link; write through it instead.
-	if target, err := filepath.EvalSymlinks(path); err == nil && target != path {
-		path = target
-	}
-	return os.Rename(tmp.Name(), path)
+func (LocalFiles) WriteTextFile(ctx context.Context, l host.Landing, content string) error {
+	return l.WriteText(content)
 }
 
 // sniffLen is how much of a file decides whether it is binary (what git
@@ -116,10 +46,10 @@ func isBinary(head []byte) bool {
 	return !utf8.Valid(head)
 }
 
-// sniffFile reads the head of a local file and reports whether it is
-// binary.
-func sniffFile(path string) (bool, error) {
-	f, err := os.Open(path)
+// sniffFile reads the head of a landed local file and reports whether it
+// is binary.
+func sniffFile(l host.Landing) (bool, error) {
+	f, err := l.Open()
 	if err != nil {
 		return false, err
 	}
@@ -164,10 +94,8 @@ func NumberLines(text string, first, maxLineBytes, maxBytes int) (out string, li
 	return sb.String(), lines, false
 }
 
-// absPath makes p absolute against cwd, lexically. Confinement and
-// symlinks are the guards' business (policy.Confine, applied by the
-// bridge before the body runs); the tool then opens what the kernel
-// resolves.
+// absPath makes p absolute against cwd, lexically, for display only: a
+// tool opens the landing its host gives it ([host.Host.Land]), never this.
 func absPath(cwd, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 
@@ -34,6 +35,20 @@ func (h *fakeHost) SessionID() string { return h.session }
 func (h *fakeHost) Cwd() string       { return h.cwd }
 func (h *fakeHost) Roots() []string   { return []string{h.cwd} }
 func (h *fakeHost) Files() host.Files { return h.files }
+
+// Land lands path as the bridge's policy does, with the cwd as the only
+// root.
+func (h *fakeHost) Land(path string) (host.Landing, error) {
+	l := policy.LandIn(h.Roots(), []registry.Subject{{Kind: registry.SubjectPath, Value: path}})
+	lp, ok := l.Lookup(path)
+	switch {
+	case !ok:
+		return host.Landing{}, host.ErrNotLanded
+	case lp.Err != nil:
+		return host.Landing{}, lp.Err
+	}
+	return host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}, nil
+}
 func (h *fakeHost) Terminals() (host.Terminals, bool) {
 	return h.terms, h.terms != nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 )
 
@@ -21,7 +22,8 @@ type bufferFiles struct {
 	writes  int
 }
 
-func (f *bufferFiles) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+func (f *bufferFiles) ReadTextFile(ctx context.Context, l host.Landing, line, limit int) (string, error) {
+	path := l.Abs
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b, ok := f.buffers[path]; ok {
@@ -34,11 +36,11 @@ func (f *bufferFiles) ReadTextFile(ctx context.Context, path string, line, limit
 	return string(b), err
 }
 
-func (f *bufferFiles) WriteTextFile(ctx context.Context, path, content string) error {
+func (f *bufferFiles) WriteTextFile(ctx context.Context, l host.Landing, content string) error {
 	f.mu.Lock()
 	f.writes++
 	f.mu.Unlock()
-	return LocalFiles{}.WriteTextFile(ctx, path, content)
+	return LocalFiles{}.WriteTextFile(ctx, l, content)
 }
 
 func previewDiffs(t *testing.T, hs *harness, name string, args map[string]any) ([]presentation.FileDiff, error) {

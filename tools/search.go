@@ -33,6 +33,12 @@ type GlobMatch struct {
 // directory (the new root) and the rest. .gitignore is honoured.
 func Glob(ctx context.Context, root, pattern string, limit int) ([]GlobMatch, bool, error) {
 	root, pattern, anchored := globRoot(root, pattern)
+	return globWalk(ctx, root, pattern, anchored, limit)
+}
+
+// globWalk is [Glob] once [globRoot] has split the pattern: it walks dir
+// for the rest of the pattern.
+func globWalk(ctx context.Context, root, pattern string, anchored bool, limit int) ([]GlobMatch, bool, error) {
 	if pattern == "" {
 		return nil, false, fmt.Errorf("empty pattern")
 	}

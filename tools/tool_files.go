@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,13 +55,16 @@ func (t *toolset) read(ctx context.Context, call registry.Call, a ReadArgs) (reg
 	if !ok {
 		return errNoHost, nil
 	}
-	abs := absPath(h.Cwd(), a.Path)
-	if r, bad := checkTextFile(abs, a.Path); bad {
+	l, err := h.Land(a.Path)
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot read %s: %v", a.Path, err))
+	}
+	if r, bad := checkTextFile(l, a.Path); bad {
 		return r, nil
 	}
 	first, limit := intOr(a.Offset, 1), intOr(a.Limit, t.opts.ReadLines)
 	// One line more than asked tells whether the file goes on.
-	text, err := h.Files().ReadTextFile(ctx, abs, first, limit+1)
+	text, err := h.Files().ReadTextFile(ctx, l, first, limit+1)
 	if err != nil {
 		return toolError(fmt.Sprintf("cannot read %s: %v", a.Path, err))
 	}
@@ -100,8 +102,8 @@ func nthLineEnd(text string, n int) int {
 // checkTextFile refuses what read and edit cannot handle, with a message
 // the model can act on. Existence is decided from disk: an editor may
 // answer a missing file with empty text.
-func checkTextFile(abs, shown string) (registry.Result, bool) {
-	fi, err := os.Stat(abs)
+func checkTextFile(l host.Landing, shown string) (registry.Result, bool) {
+	fi, err := l.Stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s does not exist. Check the path; glob finds files by name.", shown)), true
@@ -112,7 +114,7 @@ func checkTextFile(abs, shown string) (registry.Result, bool) {
 	case !fi.Mode().IsRegular():
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is not a regular file.", shown)), true
 	}
-	if bin, err := sniffFile(abs); err != nil {
+	if bin, err := sniffFile(l); err != nil {
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", shown, err)), true
 	} else if bin {
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is a binary file (%d bytes); only text files can be read. Use bash (for example file, xxd or unzip -l) to inspect it.", shown, fi.Size())), true
@@ -157,12 +159,16 @@ func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (r
 	if !ok {
 		return errNoHost, nil
 	}
-	abs := absPath(h.Cwd(), a.Path)
-	before, failure := currentText(ctx, h, abs, a.Path)
+	l, err := h.Land(a.Path)
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
+	}
+	abs := l.Abs
+	before, failure := currentText(ctx, h, l, a.Path)
 	if failure != "" {
 		return toolError(failure)
 	}
-	if err := h.Files().WriteTextFile(ctx, abs, a.Content); err != nil {
+	if err := h.Files().WriteTextFile(ctx, l, a.Content); err != nil {
 		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
 	}
 	verb := writeVerb(before)
@@ -178,8 +184,12 @@ func previewWrite(ctx context.Context, call registry.Call, a WriteArgs) (*presen
 	if !ok {
 		return nil, errors.New("no host in the call's context")
 	}
-	abs := absPath(h.Cwd(), a.Path)
-	before, failure := currentText(ctx, h, abs, a.Path)
+	l, err := h.Land(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	abs := l.Abs
+	before, failure := currentText(ctx, h, l, a.Path)
 	if failure != "" {
 		return nil, errors.New(failure)
 	}
@@ -192,13 +202,13 @@ func previewWrite(ctx context.Context, call registry.Call, a WriteArgs) (*presen
 // empty text), otherwise its text through the host, since the editor's
 // buffer is the truth the user sees and the diff is against it. A
 // non-empty failure says why the file cannot be written.
-func currentText(ctx context.Context, h host.Host, abs, shown string) (before *string, failure string) {
-	fi, err := os.Stat(abs)
+func currentText(ctx context.Context, h host.Host, l host.Landing, shown string) (before *string, failure string) {
+	fi, err := l.Stat()
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, fmt.Sprintf("%s is a directory", shown)
 	case err == nil:
-		old, rerr := h.Files().ReadTextFile(ctx, abs, 0, 0)
+		old, rerr := h.Files().ReadTextFile(ctx, l, 0, 0)
 		if rerr != nil {
 			return nil, fmt.Sprintf("cannot read the current %s: %v", shown, rerr)
 		}
@@ -276,7 +286,7 @@ func (t *toolset) edit(ctx context.Context, call registry.Call, a EditArgs) (reg
 	if failure != nil {
 		return *failure, nil
 	}
-	if err := h.Files().WriteTextFile(ctx, p.abs, p.after); err != nil {
+	if err := h.Files().WriteTextFile(ctx, p.landing, p.after); err != nil {
 		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
 	}
 	d := p.hunks()
@@ -305,6 +315,7 @@ func previewEdit(ctx context.Context, call registry.Call, a EditArgs) (*presenta
 
 // editPlan is what an edit would write.
 type editPlan struct {
+	landing            host.Landing
 	abs, before, after string
 	replacements       int
 }
@@ -325,11 +336,15 @@ func planEdit(ctx context.Context, h host.Host, a EditArgs) (editPlan, *registry
 	if err != nil {
 		return fail(registry.CodeInvalidArgs, err.Error())
 	}
-	p := editPlan{abs: absPath(h.Cwd(), a.Path)}
-	if r, bad := checkTextFile(p.abs, a.Path); bad {
+	l, err := h.Land(a.Path)
+	if err != nil {
+		return fail(registry.CodeToolError, fmt.Sprintf("cannot edit %s: %v", a.Path, err))
+	}
+	p := editPlan{landing: l, abs: l.Abs}
+	if r, bad := checkTextFile(l, a.Path); bad {
 		return editPlan{}, &r
 	}
-	if p.before, err = h.Files().ReadTextFile(ctx, p.abs, 0, 0); err != nil {
+	if p.before, err = h.Files().ReadTextFile(ctx, l, 0, 0); err != nil {
 		return fail(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", a.Path, err))
 	}
 	if p.after, p.replacements, err = ApplyEdits(p.before, edits); err != nil {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/dsh-tools/dshd/host"
@@ -51,8 +52,14 @@ func (t *toolset) glob(ctx context.Context, call registry.Call, a GlobArgs) (reg
 	if !ok {
 		return errNoHost, nil
 	}
-	root := absPath(h.Cwd(), derefOr(a.Path, "."))
-	matches, capped, err := Glob(ctx, root, a.Pattern, t.opts.GlobLimit)
+	// The walk starts where the policy landed the glob's directory.
+	dir := derefOr(a.Path, ".")
+	l, err := h.Land(GlobDir(dir, a.Pattern))
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot search %s: %v", GlobDir(dir, a.Pattern), err))
+	}
+	_, rest, anchored := globRoot(dir, a.Pattern)
+	matches, capped, err := globWalk(ctx, l.Abs, rest, anchored, t.opts.GlobLimit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return registry.Result{}, ctx.Err()
@@ -112,7 +119,17 @@ func (t *toolset) grep(ctx context.Context, call registry.Call, a GrepArgs) (reg
 		return errNoHost, nil
 	}
 	cwd := h.Cwd()
-	root := absPath(cwd, derefOr(a.Path, "."))
+	l, err := h.Land(derefOr(a.Path, "."))
+	if err != nil {
+		return toolError(fmt.Sprintf("cannot search %s: %v", derefOr(a.Path, "."), err))
+	}
+	root := l.Abs
+	// Matches are shown relative to the cwd; the landing is symlink-free,
+	// so compare with the cwd's own landing too.
+	realCwd, rerr := filepath.EvalSymlinks(cwd)
+	if rerr != nil {
+		realCwd = cwd
+	}
 	o := GrepOptions{
 		Pattern: a.Pattern, Glob: derefOr(a.Glob, ""), IgnoreCase: boolOr(a.IgnoreCase, false),
 		Context: intOr(a.Context, 0), FilesOnly: boolOr(a.FilesOnly, false),
@@ -130,7 +147,7 @@ func (t *toolset) grep(ctx context.Context, call registry.Call, a GrepArgs) (reg
 	}
 	var sb strings.Builder
 	for i, f := range res.Files {
-		p := presentation.RelativePath(cwd, f.Path)
+		p := presentation.RelativePath(realCwd, f.Path)
 		if o.FilesOnly {
 			sb.WriteString(p + "\n")
 			continue

@@ -1,4 +1,4 @@
-package bridge
+package host
 
 import (
 	"bufio"
@@ -28,10 +28,10 @@ func writeFile(t *testing.T, path string, parts func(w *bufio.Writer)) {
 	}
 }
 
-// TestReadLocalWindow: a windowed read of a local file returns the window
+// TestReadTextWindow: a windowed read of a local file returns the window
 // and keeps at most localLineBytes of each line, marking a cut line with
 // its real length, however large the file or its lines are.
-func TestReadLocalWindow(t *testing.T) {
+func TestReadTextWindow(t *testing.T) {
 	dir := t.TempDir()
 	const longLen = 50 << 20
 	long := filepath.Join(dir, "long.txt")
@@ -74,20 +74,20 @@ func TestReadLocalWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readLocal(context.Background(), tt.path, tt.line, tt.limit)
+			got, err := Landing{Written: tt.path, Abs: tt.path, Root: dir}.ReadText(context.Background(), tt.line, tt.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != tt.want {
-				t.Errorf("readLocal(%d, %d) = %.200q (%d bytes), want %.200q (%d bytes)", tt.line, tt.limit, got, len(got), tt.want, len(tt.want))
+				t.Errorf("ReadText(%d, %d) = %.200q (%d bytes), want %.200q (%d bytes)", tt.line, tt.limit, got, len(got), tt.want, len(tt.want))
 			}
 		})
 	}
 }
 
-// TestReadLocalCancelled: skipping to a far window stops when the context
+// TestReadTextCancelled: skipping to a far window stops when the context
 // ends.
-func TestReadLocalCancelled(t *testing.T) {
+func TestReadTextCancelled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "many.txt")
 	writeFile(t, path, func(w *bufio.Writer) {
 		for range 10_000 {
@@ -96,7 +96,7 @@ func TestReadLocalCancelled(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readLocal(ctx, path, 9_000, 1); err != context.Canceled {
+	if _, err := (Landing{Written: path, Abs: path, Root: filepath.Dir(path)}).ReadText(ctx, 9_000, 1); err != context.Canceled {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }

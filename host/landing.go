@@ -1,0 +1,234 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Landing is where one path argument of the running call lands, as the
+// session's policy judged it (see [Host.Land]): the only path a tool may
+// open for that argument. Its methods open it on the local disk beneath
+// its root with [os.Root], so a symlink that appears along the way after
+// the decision cannot redirect the access outside the root.
+type Landing struct {
+	// Written is the path as the call's arguments wrote it, for messages.
+	Written string
+	// Abs is where it lands: absolute, every existing symlink followed,
+	// ".." applied after the symlinks before it.
+	Abs string
+	// Root is the session root (resolved) that holds Abs; empty when Abs
+	// lies outside every root, which the policy let through only after its
+	// own permission. Such a path is opened beneath the file system's root.
+	Root string
+}
+
+// ErrNotLanded is the error of an access to a path that the session's
+// policy did not land for the running call.
+var ErrNotLanded = errors.New("the path was not judged by the session's policy for this call")
+
+// root opens the landing's root and returns it with the landing's path
+// relative to it.
+func (l Landing) root() (*os.Root, string, error) {
+	if l.Abs == "" || !filepath.IsAbs(l.Abs) {
+		return nil, "", fmt.Errorf("%s: %w", l.Written, ErrNotLanded)
+	}
+	dir := l.Root
+	if dir == "" {
+		dir = filepath.VolumeName(l.Abs) + string(filepath.Separator)
+	}
+	rel, err := filepath.Rel(dir, l.Abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, "", fmt.Errorf("%s lands at %s, outside its root %s: %w", l.Written, l.Abs, dir, ErrNotLanded)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return r, rel, nil
+}
+
+// Stat returns the landing's file information (following a final symlink
+// that stays beneath the root).
+func (l Landing) Stat() (fs.FileInfo, error) {
+	r, rel, err := l.root()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Stat(rel)
+}
+
+// Open opens the landing for reading.
+func (l Landing) Open() (*os.File, error) {
+	r, rel, err := l.root()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Open(rel)
+}
+
+// MkdirParents creates the landing's missing parent directories beneath
+// its root (0o755).
+func (l Landing) MkdirParents() error {
+	r, rel, err := l.root()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if dir := filepath.Dir(rel); dir != "." {
+		return r.MkdirAll(dir, 0o755)
+	}
+	return nil
+}
+
+// localLineBytes caps each line a windowed read returns. The read tool
+// shows at most its MaxLineBytes (2,000 by default) of a line, so this
+// bound is generous; it keeps a window of limit lines within
+// limit × localLineBytes of memory however long the file's lines are.
+const localLineBytes = 16 << 10
+
+// windowReaders recycles the 64 KiB buffers of windowed reads: a turn of
+// 1,000 reads allocated (and zeroed) 64 MiB for them, most of its garbage.
+var windowReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// ReadText reads the landing's text from the local disk: the whole text
+// when line and limit are not positive, otherwise a window of lines. A
+// window is streamed, so it costs memory for the window only: the lines
+// before it are skipped without being kept, and a line longer than 16 KiB
+// comes back cut, the rest discarded, with a marker giving its length.
+func (l Landing) ReadText(ctx context.Context, line, limit int) (string, error) {
+	f, err := l.Open()
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if line <= 1 && limit <= 0 {
+		b, err := io.ReadAll(f)
+		return string(b), err
+	}
+	br := windowReaders.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() {
+		br.Reset(nil) // drop the file
+		windowReaders.Put(br)
+	}()
+	for n := 1; n < line; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if _, size, err := readLine(br, nil, 0); err != nil && (err != io.EOF || size == 0) {
+			if err == io.EOF {
+				return "", nil
+			}
+			return "", err
+		}
+	}
+	var sb strings.Builder
+	var buf []byte
+	for n := 0; limit <= 0 || n < limit; n++ {
+		var size int
+		var err error
+		// One byte more than the cap holds a kept line's "\n".
+		buf, size, err = readLine(br, buf[:0], localLineBytes+1)
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		newline := err == nil
+		length := size
+		if newline {
+			length--
+		}
+		if length <= localLineBytes {
+			sb.Write(buf)
+		} else {
+			cut := localLineBytes
+			for cut > 0 && !utf8.RuneStart(buf[cut]) {
+				cut--
+			}
+			sb.Write(buf[:cut])
+			fmt.Fprintf(&sb, "… [line cut: %d bytes]", length)
+			if newline {
+				sb.WriteByte('\n')
+			}
+		}
+		if !newline {
+			break
+		}
+	}
+	return sb.String(), nil
+}
+
+// readLine reads one line, its "\n" included, appending at most keep of
+// its bytes to buf. size is the line's whole length; err is io.EOF when
+// the file ended before a "\n" (size 0: there was no line left).
+func readLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, size int, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := keep - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(room, len(chunk))]...)
+		}
+		size += len(chunk)
+		if err != bufio.ErrBufferFull {
+			return buf, size, err
+		}
+	}
+}
+
+// WriteText replaces the landing's file with content atomically, beneath
+// its root: missing parent directories are created, the content goes to a
+// temporary file in the same directory, which is then renamed over the
+// landing, keeping the mode of a file it replaces. The rename replaces a
+// directory entry, so it never writes through a hard link or a symlink
+// that appeared meanwhile.
+func (l Landing) WriteText(content string) error {
+	r, rel, err := l.root()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	dir := filepath.Dir(rel)
+	if dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := r.Lstat(rel); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", l.Written)
+		}
+		mode = fi.Mode().Perm()
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".dshd-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	defer r.Remove(tmp) // fails harmlessly after the rename
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return r.Rename(tmp, rel)
+}
