@@ -21,6 +21,10 @@ var ErrSymlinkLoop = errors.New("too many levels of symbolic links")
 // maxSymlinkHops matches Linux's limit on the links one lookup follows.
 const maxSymlinkHops = 40
 
+// maxPathBytes is Linux's PATH_MAX: the longest path a system call takes,
+// its terminating NUL included.
+const maxPathBytes = 4096
+
 // Resolve returns the absolute, symlink-free form of path as the kernel would
 // see it: a relative path is taken relative to base; ".." is applied after
 // the symlinks before it are followed; every existing symlink along the way
@@ -39,6 +43,11 @@ func Resolve(base, path string) (string, error) {
 		// Not filepath.Join: it would apply ".." lexically, before the
 		// symlinks in front of it are followed.
 		path = base + string(filepath.Separator) + path
+	}
+	if len(path) >= maxPathBytes {
+		// The kernel refuses such a path (ENAMETOOLONG); os.Root, which
+		// walks one component at a time, would not.
+		return "", fmt.Errorf("resolve %.60q…: %w (%d bytes, the limit is %d)", path, syscall.ENAMETOOLONG, len(path), maxPathBytes-1)
 	}
 	rest := pathComponents(path)
 	resolved := string(filepath.Separator)
