@@ -12,6 +12,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -167,5 +168,60 @@ func TestMCPToolsChanged(t *testing.T) {
 	mcp.changed([]*registry.Definition{mcpTool("mcp__good__late", "late")}, nil)
 	if got := reg.Schemas(sess.SessionID); len(got) != 0 {
 		t.Errorf("a change after close resurrected the session's tools: %v", got)
+	}
+}
+
+// TestMCPReadOnlyHintInPlanMode is issue 14's finding 5: a server that
+// declares its tool read-only does not get it run in plan mode; a
+// permission rule (the user's word) does.
+func TestMCPReadOnlyHintInPlanMode(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		rules []string
+		ran   bool
+	}{
+		{"no rule", nil, false},
+		{"allowed by a rule", []string{"mcp__good__*"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran atomic.Bool
+			tool := &registry.Definition{
+				Name: "mcp__good__look", Description: "Look.", Kind: presentation.KindOther, ReadOnlyHint: true,
+				Parameters: json.RawMessage(`{"type":"object"}`),
+				Execute: func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
+					ran.Store(true)
+					return registry.TextResult("looked"), nil
+				},
+			}
+			var res registry.Result
+			loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+				res = turn.Execute(ctx, bridge.ToolCall{ID: "c1", Name: tool.Name, Arguments: json.RawMessage(`{}`)})
+				return acp.StopEndTurn, nil
+			})
+			rules, err := policy.ParseRuleSet(tt.rules, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := registry.New()
+			if err := reg.SetGlobal(tool); err != nil {
+				t.Fatal(err)
+			}
+			agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, Rules: rules, Logger: discardLogger(), NewSessionID: counter("s")})
+			client := &acptest.Client{Permission: acptest.AllowOnce}
+			conn := connect(t, agent, client, acp.ClientCapabilities{})
+			sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.SetSessionMode(context.Background(), &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: bridge.ModePlan}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := prompt(conn, sess.SessionID, "look"); err != nil {
+				t.Fatal(err)
+			}
+			if ran.Load() != tt.ran || res.IsError == tt.ran {
+				t.Errorf("ran %v (result %+v), want ran %v", ran.Load(), res, tt.ran)
+			}
+		})
 	}
 }

@@ -159,6 +159,11 @@ func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecis
 	if s == nil || s.currentMode() != ModePlan || !exec.Kind().Mutates() {
 		return next()
 	}
+	// A tool that only claims to be read-only (an MCP server's hint) runs
+	// in plan mode when a permission rule, the user's word, allows it.
+	if def, ok := exec.Definition(); ok && def.ReadOnlyHint && s.verdict(exec).Decision == policy.Allow {
+		return next()
+	}
 	return pipeline.Deny(fmt.Sprintf("the session is in plan mode, which is read-only: `%s` would change the workspace. "+
 		"Do not retry it. Finish exploring with read-only tools, then present your plan to the user and wait for them to leave plan mode.", exec.ToolName()))
 }

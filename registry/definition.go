@@ -63,6 +63,12 @@ type Definition struct {
 	// Kind picks the icon of the tool's cards and tells modes whether the
 	// tool mutates the workspace.
 	Kind presentation.ToolCallKind
+	// ReadOnlyHint is a claim from outside the daemon (an MCP server's
+	// readOnlyHint annotation) that the tool changes nothing. It is a hint
+	// for display, never a permission: such a tool keeps a mutating Kind,
+	// so modes treat it as one (the bridge lets it run in plan mode only
+	// when a permission rule allows it).
+	ReadOnlyHint bool
 	// TimeoutMs, when positive, bounds one execution.
 	TimeoutMs float64
 	// Delegates reports that the tool runs other tools (a subagent). It

@@ -457,10 +457,13 @@ func definition(server string, cs caller, tool *sdk.Tool) (*registry.Definition,
 	if title == "" {
 		title = tool.Name
 	}
-	kind := presentation.KindOther
-	if tool.Annotations != nil && tool.Annotations.ReadOnlyHint {
-		// The server's word: plan mode will let it run.
-		kind = presentation.KindRead
+	// The server's readOnlyHint picks the card's icon only: a server's
+	// word is no permission, so the tool's Kind (what modes judge) stays
+	// "other", which mutates.
+	readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+	shown := presentation.KindOther
+	if readOnly {
+		shown = presentation.KindRead
 	}
 	desc := strings.TrimSpace(tool.Description)
 	if desc == "" {
@@ -477,11 +480,12 @@ func definition(server string, cs caller, tool *sdk.Tool) (*registry.Definition,
 		return err
 	}
 	return &registry.Definition{
-		Name:        name,
-		Title:       title,
-		Description: desc,
-		Parameters:  schema,
-		Kind:        kind,
+		Name:         name,
+		Title:        title,
+		Description:  desc,
+		Parameters:   schema,
+		Kind:         presentation.KindOther,
+		ReadOnlyHint: readOnly,
 		// The pipeline checks before policy runs, so that nobody is asked
 		// to approve a call the server's schema refuses.
 		CheckArgs: check,
@@ -499,7 +503,7 @@ func definition(server string, cs caller, tool *sdk.Tool) (*registry.Definition,
 			return Result(res), nil
 		},
 		PresentCall: func(call registry.Call) presentation.CallView {
-			return presentation.CallView{Title: server + ": " + title, Kind: kind}
+			return presentation.CallView{Title: server + ": " + title, Kind: shown}
 		},
 	}, nil
 }

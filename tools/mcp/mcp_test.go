@@ -227,7 +227,12 @@ func testTools(t *testing.T, defs []*registry.Definition, server string) {
 		t.Errorf("structured: %+v", r)
 	}
 	look := byName(t, defs, "mcp__"+server+"__look_up_v2")
-	if look.Kind != presentation.KindRead || look.Title != "Look up" {
+	// readOnlyHint is a display hint (issue 14, finding 5): the kind modes
+	// judge stays mutating; only the card shows a read.
+	if look.Kind != presentation.KindOther || !look.ReadOnlyHint || look.PresentCall(nil).Kind != presentation.KindRead {
+		t.Errorf("look.up: kind %q, hint %v, shown as %q; want other, true, read", look.Kind, look.ReadOnlyHint, look.PresentCall(nil).Kind)
+	}
+	if look.Title != "Look up" {
 		t.Errorf("annotations: kind %q title %q", look.Kind, look.Title)
 	}
 	if v := look.PresentCall(call{look.Name}); v.Title != server+": Look up" {
