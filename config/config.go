@@ -75,6 +75,9 @@ type Bash struct {
 	DefaultTimeoutMs int `json:"defaultTimeoutMs,omitempty"`
 	MaxTimeoutMs     int `json:"maxTimeoutMs,omitempty"`
 	OutputLimitBytes int `json:"outputLimitBytes,omitempty"`
+	// MaxBackgroundJobs caps the background commands one session runs at
+	// once (default 32).
+	MaxBackgroundJobs int `json:"maxBackgroundJobs,omitempty"`
 }
 
 // FileError reports a settings file that cannot be used, with the position
@@ -232,6 +235,9 @@ func Merge(base, over Settings) Settings {
 	}
 	if over.Bash.OutputLimitBytes != 0 {
 		out.Bash.OutputLimitBytes = over.Bash.OutputLimitBytes
+	}
+	if over.Bash.MaxBackgroundJobs != 0 {
+		out.Bash.MaxBackgroundJobs = over.Bash.MaxBackgroundJobs
 	}
 	if over.MaxTurnRequests != 0 {
 		out.MaxTurnRequests = over.MaxTurnRequests

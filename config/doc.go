@@ -11,7 +11,8 @@
 //	  "tools": {"allow": ["read", "grep"], "deny": ["bash"]},
 //	  "permissions": {"defaultMode": "default",
 //	                  "allow": ["bash(go test *)"], "ask": [], "deny": ["read(/etc/**)"]},
-//	  "bash": {"defaultTimeoutMs": 120000, "maxTimeoutMs": 600000, "outputLimitBytes": 30000},
+//	  "bash": {"defaultTimeoutMs": 120000, "maxTimeoutMs": 600000, "outputLimitBytes": 30000,
+//	           "maxBackgroundJobs": 32},
 //	  "maxTurnRequests": 50
 //	}
 //

@@ -28,6 +28,10 @@ type Options struct {
 	// read). The caller owns it: CloseSession when a session ends, Close at
 	// exit.
 	Jobs *Jobs
+	// MaxJobs caps the background commands one session runs at once
+	// (default DefaultMaxJobs, 32); past it runInBackground answers with an
+	// error the model can act on.
+	MaxJobs int
 
 	// ReadLines is how many lines read returns when the model names no
 	// limit (default 2,000); ReadMaxBytes caps one read's output (default
@@ -64,6 +68,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxLineBytes, 2000)
 	def(&o.GlobLimit, 200)
 	def(&o.GrepLimit, 250)
+	def(&o.MaxJobs, DefaultMaxJobs)
 	return o
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -275,5 +276,38 @@ func TestJobsOutputClosedBeforeExit(t *testing.T) {
 	}
 	if st.Output != "bye\n" || st.Ended.Signal != "" || st.Ended.ExitCode == nil || *st.Ended.ExitCode != 6 {
 		t.Errorf("status %+v, ended %+v", st, st.Ended)
+	}
+}
+
+// TestJobsCap is issue 14's finding 7: a session runs at most MaxJobs
+// background commands; past the cap runInBackground answers with an error
+// naming the settings key, and a command that ended frees its slot.
+func TestJobsCap(t *testing.T) {
+	jobs := NewJobs(0)
+	defer jobs.Close()
+	hs := newHarness(t, t.TempDir(), Options{Jobs: jobs, MaxJobs: 3})
+	bg := map[string]any{"command": "sleep 30", "runInBackground": true}
+	var ids []string
+	for i := range 3 {
+		r := hs.run("bash", bg)
+		if r.IsError {
+			t.Fatalf("job %d: %s", i, text(r))
+		}
+		ids = append(ids, fmt.Sprintf("bash_%d", i+1))
+	}
+	r := hs.run("bash", bg)
+	if !r.IsError || !strings.Contains(text(r), "bash.maxBackgroundJobs") || !strings.Contains(text(r), "runs 3") {
+		t.Fatalf("the 4th job: %v %s", r.IsError, text(r))
+	}
+	// Another session has its own cap.
+	if _, err := jobs.StartCapped("other", Command{Line: "sleep 30"}, 3); err != nil {
+		t.Errorf("another session: %v", err)
+	}
+	// bash_kill returns once the command ended (and forgets it).
+	if r := hs.run("bash_kill", map[string]any{"id": ids[0]}); r.IsError {
+		t.Fatalf("bash_kill: %s", text(r))
+	}
+	if r := hs.run("bash", bg); r.IsError {
+		t.Errorf("after a job ended: %s", text(r))
 	}
 }

@@ -27,6 +27,26 @@ type Jobs struct {
 	closed bool
 	// unreadLimit bounds each job's unread output.
 	unreadLimit int
+	// starting counts, per session, the jobs being started (not yet in
+	// byID), so that concurrent starts cannot overshoot a cap.
+	starting map[string]int
+}
+
+// runningLocked counts the session's jobs that have not ended, and those
+// being started.
+func (js *Jobs) runningLocked(session string) int {
+	n := js.starting[session]
+	for _, j := range js.byID {
+		if j.session != session {
+			continue
+		}
+		select {
+		case <-j.done:
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // NewJobs returns an empty table. unreadLimit bounds the output a job keeps
@@ -64,24 +84,61 @@ type JobStatus struct {
 	Ended Outcome
 }
 
+// ErrTooManyJobs is returned by StartCapped when the session already runs
+// as many background commands as it may.
+var ErrTooManyJobs = errors.New("too many background commands running")
+
+// DefaultMaxJobs is how many background commands one session may run at
+// once unless configured otherwise.
+const DefaultMaxJobs = 32
+
 // Start runs c in the background for session and returns its id.
 // c.Timeout, when positive, kills it after that long; c.Live is ignored.
 func (js *Jobs) Start(session string, c Command) (string, error) {
+	return js.StartCapped(session, c, 0)
+}
+
+// StartCapped is Start refusing, with an error wrapping ErrTooManyJobs, a
+// command when session already runs max of them (max <= 0: no cap). Each
+// job costs descriptors and threads; without a cap a model could start
+// thousands and take the daemon down.
+func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) {
 	js.mu.Lock()
 	if js.closed {
 		js.mu.Unlock()
 		return "", ErrJobsClosed
 	}
+	if max > 0 {
+		if n := js.runningLocked(session); n >= max {
+			js.mu.Unlock()
+			return "", fmt.Errorf("%w: this session already runs %d (the limit)", ErrTooManyJobs, n)
+		}
+	}
 	js.next++
 	id := fmt.Sprintf("bash_%d", js.next)
+	if js.starting == nil {
+		js.starting = map[string]int{}
+	}
+	js.starting[session]++ // counts against the cap until it is in byID
 	js.mu.Unlock()
+	started := func() {
+		js.mu.Lock()
+		if js.starting[session]--; js.starting[session] == 0 {
+			delete(js.starting, session)
+		}
+		js.mu.Unlock()
+	}
 
 	p, err := start(c)
 	if err != nil {
+		started()
 		return "", err
 	}
 	j := &job{id: id, session: session, line: c.Line, p: p, began: time.Now(), done: make(chan struct{})}
 	js.mu.Lock()
+	if js.starting[session]--; js.starting[session] == 0 {
+		delete(js.starting, session)
+	}
 	if js.closed { // Close ran while we started
 		js.mu.Unlock()
 		p.kill(syscall.SIGKILL)

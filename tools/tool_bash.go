@@ -79,7 +79,11 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 		if t.opts.Jobs == nil {
 			return toolError("background commands are not available in this daemon; run the command in the foreground")
 		}
-		id, err := t.opts.Jobs.Start(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit})
+		id, err := t.opts.Jobs.StartCapped(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit}, t.opts.MaxJobs)
+		if errors.Is(err, ErrTooManyJobs) {
+			return toolError(fmt.Sprintf("cannot start the command in the background: %v (settings key bash.maxBackgroundJobs). "+
+				"Read the output of the ones you started with bash_output, stop those you no longer need with bash_kill, or run this command in the foreground.", err))
+		}
 		if err != nil {
 			return toolError(fmt.Sprintf("cannot start the command: %v", err))
 		}

@@ -46,6 +46,9 @@ func validateSettings(s *config.Settings) error {
 	if s.Instructions.BudgetBytes < 0 {
 		return fmt.Errorf("instructions.budgetBytes must not be negative")
 	}
+	if s.Bash.MaxBackgroundJobs < 0 {
+		return fmt.Errorf("bash.maxBackgroundJobs must not be negative")
+	}
 	return nil
 }
 
@@ -99,5 +102,6 @@ func toolOptions(s config.Settings, jobs *tools.Jobs) tools.Options {
 		BashMaxTimeout: time.Duration(s.Bash.MaxTimeoutMs) * time.Millisecond,
 		OutputLimit:    s.Bash.OutputLimitBytes,
 		Jobs:           jobs,
+		MaxJobs:        s.Bash.MaxBackgroundJobs,
 	}
 }
