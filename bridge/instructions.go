@@ -23,7 +23,7 @@ type sessionProject struct {
 	skillTool *registry.Definition
 
 	// Guarded by session.mu.
-	attached   map[string]bool // nested instruction files shown already
+	looked     map[string]bool // paths looked at for nested instruction files
 	reported   map[string]bool // problems told to the user already
 	advertised []acp.AvailableCommand
 }
@@ -35,7 +35,7 @@ func (s *session) openProject() {
 	if lib == nil {
 		return
 	}
-	sp := &sessionProject{attached: map[string]bool{}, reported: map[string]bool{}}
+	sp := &sessionProject{looked: map[string]bool{}, reported: map[string]bool{}}
 	s.project = sp
 	// A change may be reported before Open returned: it waits until the
 	// session's project is complete.
@@ -241,17 +241,16 @@ func (s *session) attachNested(exec *pipeline.Execution, res *registry.Result) {
 		return
 	}
 	roots := s.info().Roots
+	seen := func(p string) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		was := s.project.looked[p]
+		s.project.looked[p] = true
+		return was
+	}
 	var show []instructions.File
 	for _, p := range paths {
-		for _, f := range s.project.p.Nested(p, roots) {
-			s.mu.Lock()
-			seen := s.project.attached[f.Path]
-			s.project.attached[f.Path] = true
-			s.mu.Unlock()
-			if !seen {
-				show = append(show, f)
-			}
-		}
+		show = append(show, s.project.p.Nested(p, roots, seen)...)
 	}
 	if len(show) == 0 {
 		return

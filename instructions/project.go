@@ -134,34 +134,51 @@ func (h *Project) Close() {
 // of a file or directory) and are not part of the system prompt: those of
 // the directories between path and the session's cwd, inside the root of
 // roots that holds path. General first. Each is cut to the budget.
-// Paths are compared as written (cleaned): this decides which advice the
-// model sees, not what it may touch, so it costs no symlink resolution.
-func (h *Project) Nested(path string, roots []string) []File {
+//
+// seen, optional, reports whether a path was looked at before (and marks
+// it): a session passes one so that each directory costs its look-up once,
+// and a file shown once is not shown again. Paths are compared as written
+// (cleaned): this decides which advice the model sees, not what it may
+// touch, so it costs no symlink resolution.
+func (h *Project) Nested(path string, roots []string, seen func(path string) bool) []File {
+	if seen == nil {
+		seen = func(string) bool { return false }
+	}
 	p := h.p
 	path = filepath.Clean(path)
-	dir := path
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		dir = filepath.Dir(path)
-	}
 	root := ""
 	for _, r := range roots {
-		if r = filepath.Clean(r); within(r, dir) && len(r) > len(root) {
+		if r = filepath.Clean(r); within(r, path) && len(r) > len(root) {
 			root = r
 		}
 	}
 	if root == "" {
 		return nil
 	}
-	var files []File
-	for d := dir; within(root, d); d = filepath.Dir(d) {
+	var dirs []string
+	if !seen(path) {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			dirs = append(dirs, path)
+		}
+	}
+	for d := filepath.Dir(path); within(root, d); d = filepath.Dir(d) {
 		if within(d, p.cwd) || within(d, p.realCwd) {
 			break // d is the cwd or above it: in the system prompt already
 		}
-		if path, text, size, ok, err := readInstructionFile(d); ok && err == nil {
-			files = append(files, File{Path: path, Dir: d, Text: text, Size: size})
+		if !seen(d) {
+			dirs = append(dirs, d)
 		}
 		if filepath.Dir(d) == d {
 			break
+		}
+	}
+	var files []File
+	for _, d := range dirs {
+		if within(d, p.cwd) || within(d, p.realCwd) {
+			continue
+		}
+		if path, text, size, ok, err := readInstructionFile(d); ok && err == nil {
+			files = append(files, File{Path: path, Dir: d, Text: text, Size: size})
 		}
 	}
 	slices.Reverse(files)

@@ -231,14 +231,14 @@ func TestNested(t *testing.T) {
 	lib := instructions.NewLibrary(instructions.Options{Logger: quiet()})
 	p := lib.Open(repo, nil)
 	defer p.Close()
-	files := p.Nested(filepath.Join(repo, "a", "b", "c.go"), []string{repo})
+	files := p.Nested(filepath.Join(repo, "a", "b", "c.go"), []string{repo}, nil)
 	if len(files) != 2 || files[0].Dir != filepath.Join(repo, "a") || files[1].Text != "b rule\n" {
 		t.Fatalf("nested = %+v", files)
 	}
-	if files := p.Nested(filepath.Join(repo, "x.go"), []string{repo}); len(files) != 0 {
+	if files := p.Nested(filepath.Join(repo, "x.go"), []string{repo}, nil); len(files) != 0 {
 		t.Errorf("a file of the cwd got %+v", files)
 	}
-	if files := p.Nested("/etc/passwd", []string{repo}); len(files) != 0 {
+	if files := p.Nested("/etc/passwd", []string{repo}, nil); len(files) != 0 {
 		t.Errorf("a file outside the roots got %+v", files)
 	}
 	text := instructions.AttachText(files, instructions.DefaultBudget)
