@@ -26,6 +26,7 @@ func availableCommands() []acp.AvailableCommand {
 		{Name: CommandPermissions, Description: "List the permission rules in force: the remembered answers (session, project, user) and the configured rules."},
 		{Name: CommandRevoke, Description: "Forget a remembered Always allow / Always reject answer.", Input: &acp.AvailableCommandInput{Hint: "rule number from /permissions, or all"}},
 		{Name: CommandMode, Description: "Switch the session mode.", Input: &acp.AvailableCommandInput{Hint: strings.Join(names, " | ")}},
+		{Name: CommandUndo, Description: "Revert the files that write and edit changed in the last turn (or the last N turns).", Input: &acp.AvailableCommandInput{Hint: "number of turns (default 1)"}},
 	}
 }
 
@@ -58,6 +59,8 @@ func (s *session) slashCommand(t *Turn) (bool, acp.StopReason) {
 		reply = s.revokeCommand(args)
 	case CommandMode:
 		reply = s.modeCommand(args)
+	case CommandUndo:
+		reply = s.undoCommand(t, args)
 	default:
 		return false, ""
 	}

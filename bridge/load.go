@@ -131,6 +131,22 @@ func (s *session) restore(recs []sessionlog.Record) {
 			if r.Decode(&e) == nil {
 				s.callIDs[e.CallID] = struct{}{}
 			}
+		case evPrompt:
+			s.undo.turn++
+		case evFileChange:
+			var e fileChange
+			if r.Decode(&e) == nil {
+				e.turn = s.undo.turn
+				s.undo.changes = append(s.undo.changes, e)
+			}
+		case evUndo:
+			var e undoEvent
+			if r.Decode(&e) == nil {
+				s.undo.addUndo(e)
+				s.callIDs[e.CardID] = struct{}{}
+			}
+		case evUndoTold:
+			s.undo.note = ""
 		case evUpdate:
 			// Message ids continue where the log left off.
 			if n := messageNumber(r.Payload); n > s.nextMsg {

@@ -99,7 +99,7 @@ func (e logEvent) payload() any {
 		return e.Update
 	case evPrompt:
 		return e.Prompt
-	case evHistory:
+	case evHistory, evFileChange, evUndo, evUndoTold:
 		return e.Record
 	case evToolCall, evToolResult:
 		return e.Tool

@@ -116,6 +116,8 @@ func (a *Agent) install() {
 	must(a.pipeline.AddPre(ListenerMode, a.modeListener, pipeline.Last))
 	must(a.pipeline.AddGuard(GuardLanding, a.landingGuard))
 	must(a.pipeline.AddGuard(GuardProtected, a.protectedGuard))
+	// Innermost, so the images are taken right around the tool itself.
+	must(a.pipeline.AddWrapper(WrapperUndo, a.undoImages, pipeline.Last))
 }
 
 // landingGuard is root confinement run again where the guards run: after

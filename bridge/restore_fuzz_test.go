@@ -45,6 +45,7 @@ var restoreSeeds = []string{
 	"title\t{\"title\":\"Fix the build\"}\ntitle\t{\"title\":7}\ntitle\t{\"title\":\"\"}",
 	"history\t{\"message\":{\"role\":\"user\"}}\nhistory\tnull\nhistory\t",
 	"rule/remembered\t{\"decision\":\"allow\",\"rule\":\"bash(go test:*)\"}\nrule/remembered\t{\"decision\":\"deny\",\"rule\":\"read(**/.env)\"}\nrule/revoked\t{\"decision\":\"allow\",\"rule\":\"bash(go test:*)\"}\nrule/revoked\t{\"decision\":\"deny\",\"rule\":\"nope(\"}\nrule/remembered\t{\"decision\":\"maybe\",\"rule\":\"bash\"}",
+	"prompt\t[]\nfile/change\t{\"callId\":\"w1\",\"files\":[{\"path\":\"/ws/a\",\"existed\":true,\"before\":\"b25lCg==\",\"after\":\"ab\"}]}\nfile/change\t{\"files\":7}\nundo\t{\"calls\":[\"w1\"],\"cardId\":\"undo\",\"note\":\"n\"}\nundo\t[]\nundo/told\t{}",
 	"tool/call\t{\"callId\":\"c1\",\"tool\":\"read\",\"arguments\":{\"path\":\"a\"}}\ntool/call\t{\"callId\":1}\ntool/result\t{\"callId\":\"c1\"}",
 	"update\t{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":\"text\",\"text\":\"hi\"},\"messageId\":\"m3\"}\n" +
 		"update\t{\"sessionUpdate\":\"agent_thought_chunk\",\"content\":{\"type\":\"text\",\"text\":\"hm\"},\"messageId\":\"m12\"}\n" +
@@ -97,6 +98,13 @@ func FuzzRestore(f *testing.F) {
 				}
 			case evHistory:
 				histories++
+			case evUndo:
+				var e undoEvent
+				if json.Unmarshal(r.Payload, &e) == nil {
+					if _, ok := s.callIDs[e.CardID]; !ok {
+						t.Errorf("logged undo card %q is not known", e.CardID)
+					}
+				}
 			case evToolCall:
 				var e toolEvent
 				if json.Unmarshal(r.Payload, &e) == nil {

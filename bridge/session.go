@@ -52,6 +52,7 @@ type session struct {
 	mcpTools    []string
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
+	undo        undoState // file changes and undos (see undo.go)
 	// project is the session's share of Options.Instructions, nil
 	// without; set before the session is attached.
 	project *sessionProject
@@ -364,6 +365,9 @@ func (s *session) runTurn(t *Turn) (acp.PromptResponse, error) {
 		t.cancel()
 		close(t.done)
 	}()
+	s.mu.Lock()
+	s.undo.turn++
+	s.mu.Unlock()
 	if s.log != nil {
 		s.log.append(logEvent{Kind: evPrompt, Prompt: t.prompt})
 	}
@@ -409,6 +413,14 @@ func (s *session) dispatchPrompt(t *Turn) (stop acp.StopReason, err error) {
 	}()
 	if s.agent.opts.Loop == nil {
 		return "", errors.New("no agent loop is configured")
+	}
+	if note := s.takeUndoNote(); note != "" {
+		// The model learns what /undo reverted before it reads the
+		// prompt; the person's prompt (log, replay, title) stays theirs.
+		if t.typed == nil {
+			t.typed = t.prompt
+		}
+		t.prompt = append([]acp.ContentBlock{acp.Text(note)}, t.prompt...)
 	}
 	return s.agent.opts.Loop.Turn(t.ctx, t)
 }
