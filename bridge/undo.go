@@ -16,7 +16,6 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/pipeline"
-	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -108,9 +107,11 @@ func (a *Agent) undoImages(ctx context.Context, exec *pipeline.Execution, next f
 		return next(ctx)
 	}
 	var images []fileImage
-	for _, subj := range subjects {
-		abs, err := policy.Resolve(s.cwd, subj.Value)
-		if err != nil || slices.ContainsFunc(images, func(im fileImage) bool { return im.Path == abs }) {
+	// The images are of the files the call acts on: where the policy
+	// landed its paths (one that did not land is not a file to keep).
+	for _, subj := range s.landing(exec, subjects).Subjects(subjects) {
+		abs := subj.Value
+		if !filepath.IsAbs(abs) || slices.ContainsFunc(images, func(im fileImage) bool { return im.Path == abs }) {
 			continue
 		}
 		im := fileImage{Path: abs}
