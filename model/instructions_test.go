@@ -18,6 +18,7 @@ import (
 	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -42,6 +43,7 @@ type projectOptions struct {
 	fs     acptest.FS // the editor's buffers; nil: no fs capability
 	files  map[string]string
 	images bool
+	rules  policy.RuleSet // configured permission rules
 }
 
 func writeFile(t *testing.T, path, text string) {
@@ -97,7 +99,7 @@ func newProjectHarness(t *testing.T, po projectOptions) *projectHarness {
 	h.lib = instructions.NewLibrary(instructions.Options{UserDir: h.user, Budget: po.budget, Logger: looptest.Quiet()})
 	agent := bridge.New(bridge.Options{
 		Loop: loop, Registry: reg, Prompt: loop.PromptCapabilities(), Logger: looptest.Quiet(),
-		Instructions: h.lib,
+		Instructions: h.lib, Rules: po.rules,
 	})
 	h.client = &acptest.Client{FS: po.fs}
 	agentEnd, clientEnd := net.Pipe()
@@ -499,4 +501,31 @@ func TestSkillToolFollowsTheToolSettings(t *testing.T) {
 			t.Fatal("the skill tool is offered although the settings deny it")
 		}
 	}
+}
+
+// A mention is read only where the read tool could read without asking:
+// a deny or ask rule for read stops it too (regression: a mention must not
+// be a way around the permission rules).
+func TestMentionsFollowTheReadRules(t *testing.T) {
+	rules, err := policy.ParseRuleSet(nil, []string{"read(ask/**)"}, []string{"read(**/.env)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newProjectHarness(t, projectOptions{rules: rules, files: map[string]string{
+		".env":      "TOKEN=hunter2\n",
+		"ask/a.txt": "ASKED-CONTENT\n",
+	}})
+	link := func(rel string) acp.ContentBlock {
+		return acp.ContentBlock{Value: &acp.ResourceLink{URI: "file://" + filepath.ToSlash(filepath.Join(h.repo, rel)), Name: rel}}
+	}
+	h.prompt(h.session(h.repo), acp.Text("see"), link(".env"), link("ask/a.txt"))
+	msgs := h.rec.Requests()[0].Messages
+	got := msgs[len(msgs)-1].Text()
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, "denies reading it") {
+		t.Errorf("a denied file was read or the denial not said: %q", got)
+	}
+	if strings.Contains(got, "ASKED-CONTENT") || !strings.Contains(got, "asks before reading it") {
+		t.Errorf("a file behind an ask rule was read or not said: %q", got)
+	}
+	h.validate()
 }
