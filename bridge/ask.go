@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 
@@ -42,12 +41,22 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 	content := append(s.conn.features.mapContent(view.Content), pv.content...)
 	if len(content) == 0 {
 		content = subjectContent(s.cwd, req.Subjects)
+	} else {
+		// A call's description is no substitute for the command: the
+		// person decides on exactly what would run.
+		content = append(content, commandContent(req.Subjects)...)
 	}
 	if req.Reason != "" {
 		content = append(content, acp.ToolText("Permission needed: "+req.Reason+"."))
 	}
+	// The card as announced (kind, title, locations), so a client that
+	// shows the request on its own shows the same call.
 	title := relTitle(s.cwd, view.Title)
-	tc := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Content: content}
+	kind := acp.ToolKindOther
+	if view.Kind != "" {
+		kind = acp.ToolKind(view.Kind)
+	}
+	tc := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Kind: &kind, Content: content}
 	locs := pv.locations
 	if len(locs) == 0 {
 		locs = s.locations(view.Locations)
@@ -158,27 +167,38 @@ func (s *session) logPermission(callID, outcome string, rules []policy.Rule) {
 	s.log.append(logEvent{Kind: evPermission, Permission: &permissionEvent{CallID: callID, Outcome: outcome, Rules: texts}})
 }
 
-// subjectContent shows what a call without call-time content will touch:
-// the command it runs, the paths it reads or writes.
+// subjectContent shows, in plain text, what a call without call-time
+// content will touch: the command it runs, the paths it reads or writes.
 func subjectContent(cwd string, subjects []registry.Subject) []acp.ToolCallContent {
-	var out []acp.ToolCallContent
+	out := commandContent(subjects)
 	var paths []string
 	for _, subj := range subjects {
 		switch subj.Kind {
 		case registry.SubjectCommand:
-			out = append(out, acp.ToolText(presentation.ConsoleFallback(&presentation.TerminalCard{Output: "$ " + subj.Value})))
 		case registry.SubjectPath:
 			verb := "reads"
 			if subj.Writes {
 				verb = "writes"
 			}
-			paths = append(paths, fmt.Sprintf("%s `%s`", verb, relPath(cwd, absPath(cwd, subj.Value))))
+			paths = append(paths, verb+" "+relPath(cwd, absPath(cwd, subj.Value)))
 		default:
-			out = append(out, acp.ToolText("`"+subj.Value+"`"))
+			out = append(out, acp.ToolText(subj.Value))
 		}
 	}
 	if len(paths) > 0 {
 		out = append(out, acp.ToolText("The call "+strings.Join(paths, ", ")+"."))
+	}
+	return out
+}
+
+// commandContent shows each command a call would run, exactly, as a
+// console block.
+func commandContent(subjects []registry.Subject) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	for _, subj := range subjects {
+		if subj.Kind == registry.SubjectCommand {
+			out = append(out, acp.ToolText(presentation.ConsoleFallback(&presentation.TerminalCard{Output: "$ " + subj.Value})))
+		}
 	}
 	return out
 }
@@ -258,7 +278,7 @@ func landingNote(cwd string, l policy.Landing) string {
 		if lp.Err != nil || lp.Abs == absPath(cwd, lp.Written) || lp.Abs == absPath(l.Cwd(), lp.Written) {
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("`%s` lands at `%s`", lp.Written, lp.Abs))
+		notes = append(notes, lp.Written+" lands at "+lp.Abs) // plain text, as clients show it
 	}
 	if len(notes) == 0 {
 		return ""

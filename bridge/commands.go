@@ -155,5 +155,6 @@ func (s *session) modeCommand(args []string) string {
 	if err := s.setMode(args[0]); err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("Mode: %s (%s).", args[0], modeByID(args[0]).description)
+	m := modeByID(args[0])
+	return fmt.Sprintf("Mode: %s. %s", m.name, m.description)
 }

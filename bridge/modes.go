@@ -166,8 +166,10 @@ func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecis
 	if def, ok := exec.Definition(); ok && def.ReadOnlyHint && s.verdict(exec).Decision == policy.Allow {
 		return next()
 	}
-	return pipeline.Deny(fmt.Sprintf("the session is in plan mode, which is read-only: `%s` would change the workspace. "+
-		"Do not retry it. Finish exploring with read-only tools, then present your plan to the user and wait for them to leave plan mode.", exec.ToolName()))
+	// The first sentence is for the person too (see deniedText); the rest
+	// tells the model what to do instead.
+	return pipeline.Deny(fmt.Sprintf("the session is in plan mode, which is read-only, so %s does not run. "+
+		"Do not retry it. Finish exploring with read-only tools, then present your plan to the user and wait for them to leave plan mode.", callPhrase(exec)))
 }
 
 func (a *Agent) denyRules(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
@@ -176,7 +178,7 @@ func (a *Agent) denyRules(exec *pipeline.Execution, next func() pipeline.PreDeci
 		return next()
 	}
 	if v := s.verdict(exec); v.Decision == policy.Deny {
-		return pipeline.Deny(fmt.Sprintf("the permission rule `%s` denies this call", v.Rule))
+		return pipeline.Deny(fmt.Sprintf("the permission rule \"%s\" denies this call", v.Rule))
 	}
 	return next()
 }
@@ -201,7 +203,7 @@ func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.Pre
 	if v := s.verdict(exec); v.Decision == policy.Allow {
 		return next() // an explicit grant covers the path
 	}
-	return pipeline.Ask(fmt.Sprintf("%s is outside the session's workspace (%s)", quoteList(outside), strings.Join(s.roots, ", ")))
+	return pipeline.Ask(fmt.Sprintf("%s is outside the workspace (%s)", strings.Join(outside, ", "), strings.Join(s.roots, ", ")))
 }
 
 func (a *Agent) rulesListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
@@ -216,7 +218,7 @@ func (a *Agent) rulesListener(exec *pipeline.Execution, next func() pipeline.Pre
 		if s.currentMode() == ModeBypass {
 			return pipeline.AllowOnce()
 		}
-		return pipeline.Ask(fmt.Sprintf("the permission rule `%s` asks before this call", v.Rule))
+		return pipeline.Ask(fmt.Sprintf("the permission rule \"%s\" asks before this call", v.Rule))
 	}
 	return next()
 }
@@ -235,7 +237,28 @@ func (a *Agent) modeListener(exec *pipeline.Execution, next func() pipeline.PreD
 	case mode == ModeAcceptEdits && isEditKind(kind):
 		return pipeline.AllowOnce() // ListenerRoots already asked for paths outside the roots
 	}
-	return pipeline.Ask(fmt.Sprintf("`%s` changes the workspace (%s)", exec.ToolName(), kind))
+	// Say why it asks, not what the call does: a read-only command asks
+	// too, and must not be described as changing anything.
+	name := modeByID(s.currentMode()).name
+	switch {
+	case kind == presentation.KindExecute:
+		return pipeline.Ask(fmt.Sprintf("commands ask first in the %s mode", name))
+	case isEditKind(kind):
+		return pipeline.Ask(fmt.Sprintf("file changes ask first in the %s mode", name))
+	}
+	return pipeline.Ask(fmt.Sprintf("the %s tool may change things, so it asks first in the %s mode", exec.ToolName(), name))
+}
+
+// callPhrase names a call for a person: "this command", "this file
+// change", or "the <tool> tool".
+func callPhrase(exec *pipeline.Execution) string {
+	switch k := exec.Kind(); {
+	case k == presentation.KindExecute:
+		return "this command"
+	case isEditKind(k):
+		return "this file change"
+	}
+	return "the " + exec.ToolName() + " tool"
 }
 
 func isEditKind(k presentation.ToolCallKind) bool {
@@ -277,12 +300,4 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 		}
 	}
 	return ""
-}
-
-func quoteList(ps []string) string {
-	q := make([]string, len(ps))
-	for i, p := range ps {
-		q[i] = "`" + p + "`"
-	}
-	return strings.Join(q, ", ")
 }

@@ -226,7 +226,7 @@ func TestFailingPreviewStillAsks(t *testing.T) {
 	if d := diffsOf(asked.ToolCall.Content); len(d) != 0 {
 		t.Errorf("a failing preview showed diffs %+v", d)
 	}
-	if !strings.Contains(string(mustJSON(t, asked.ToolCall.Content)), "The call writes `f.txt`.") {
+	if !strings.Contains(string(mustJSON(t, asked.ToolCall.Content)), "The call writes f.txt.") {
 		t.Errorf("request content %s lacks the subject", mustJSON(t, asked.ToolCall.Content))
 	}
 	if !res.IsError {
@@ -283,7 +283,7 @@ func TestConfinementFollowsSymlinks(t *testing.T) {
 	if _, err := prompt(conn, sid, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if len(asked) != 1 || !strings.Contains(asked[0], filepath.Join(outside, "new.txt")) || !strings.Contains(asked[0], "outside the session") {
+	if len(asked) != 1 || !strings.Contains(asked[0], filepath.Join(outside, "new.txt")) || !strings.Contains(asked[0], "outside the workspace") {
 		t.Errorf("asks %q, want one naming %s as outside the workspace", asked, filepath.Join(outside, "new.txt"))
 	}
 	if r := results["edit"]; !r.IsError || r.Error == nil || r.Error.Code != registry.CodeDenied || !strings.Contains(r.Error.Message, "protected") {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -229,6 +230,12 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	if card == nil && res.View != nil {
 		card = res.View.Card
 	}
+	var denied *pipeline.DeniedError
+	if card == nil && errors.As(out.Err, &denied) {
+		// The model reads which stage and listener refused; the person
+		// reads why.
+		card = &presentation.GenericCard{Content: []presentation.Content{presentation.Text(deniedText(denied))}}
+	}
 	if card == nil {
 		card = &presentation.GenericCard{Content: res.Content}
 	}
@@ -441,4 +448,19 @@ func (s *session) claimCallID(id string) string {
 		}
 		cand = id + "#" + strconv.Itoa(n)
 	}
+}
+
+// deniedText is a refusal as a card shows it to the person: the reason's
+// first sentence (the rest, if any, instructs the model), without the
+// pipeline's stage and listener names.
+func deniedText(e *pipeline.DeniedError) string {
+	reason, _, _ := strings.Cut(e.Reason, ". ")
+	reason = strings.TrimSuffix(strings.TrimSpace(reason), ".")
+	// The pipeline's own texts say "approval"; the person saw a
+	// permission request.
+	reason = strings.ReplaceAll(reason, "approval request", "permission request")
+	if reason == "" {
+		return "Not run: it was not allowed."
+	}
+	return "Not run: " + reason + "."
 }

@@ -45,7 +45,7 @@ func Example() {
 	// go vet && rm -rf ~           deny  (rule "bash(rm *)")
 	// config/.env                  deny  (rule "edit(**/.env)")
 	// main.go                      ask   (rule "")
-	// bash(go build *) - Always allow `go build …` in this project
+	// bash(go build *) - Always allow commands starting with go build in this project
 }
 
 func ExampleConfine() {

@@ -15,8 +15,9 @@ type Suggestion struct {
 	// Rules are the rules to remember. Nil when no rule can be remembered
 	// safely; the bridge then offers only the once options.
 	Rules []Rule
-	// Scope describes what the rules cover, in Markdown, for example
-	// "`go test …`" or "`edit` under `src/`".
+	// Scope describes what the rules cover as plain text (clients show
+	// option names as they are, not as Markdown), for example "commands
+	// starting with go test" or "file changes under src/".
 	Scope string
 }
 
@@ -24,8 +25,9 @@ type Suggestion struct {
 func (s Suggestion) OK() bool { return len(s.Rules) > 0 }
 
 // Label returns the name of the allow_always (d == Allow) or reject_always
-// (d == Deny) option for rules remembered in scope, for example "Always
-// allow `go test …` in this project".
+// (d == Deny) option for rules remembered in scope, a plain sentence such
+// as "Always allow commands starting with go test in this project". It is
+// the one place option names are built.
 func (s Suggestion) Label(d Decision, scope Scope) string {
 	verb := "allow"
 	if d == Deny {
@@ -65,7 +67,7 @@ func Suggest(tool string, subjects []registry.Subject, cwd string) Suggestion {
 		return Suggestion{}
 	}
 	if len(subjects) == 0 {
-		return Suggestion{Rules: []Rule{{Tool: tool}}, Scope: "`" + tool + "`"}
+		return Suggestion{Rules: []Rule{{Tool: tool}}, Scope: toolPhrase(tool)}
 	}
 	var sug Suggestion
 	var scopes []string
@@ -101,21 +103,30 @@ func suggestPattern(tool string, subj registry.Subject, cwd string) (pattern, sc
 	case registry.SubjectPath:
 		p := resolvePath(subj.Value, cwd)
 		dir := path.Dir(p)
-		what := "`" + tool + "`"
-		if tool == ClassEdits {
-			what = "file changes"
-		}
+		what := toolPhrase(tool)
 		if dir == "/" || dir == "." {
-			return escapeGlob(p), what + " on `" + displayPath(p, cwd) + "`", true
+			return escapeGlob(p), what + " on " + truncate(displayPath(p, cwd)), true
 		}
-		return escapeGlob(dir) + "/**", what + " under `" + displayPath(dir, cwd) + "/`", true
+		if shown := displayPath(dir, cwd); shown != "." {
+			return escapeGlob(dir) + "/**", what + " under " + truncate(shown) + "/", true
+		}
+		return escapeGlob(dir) + "/**", what + " anywhere in the workspace", true
 	default:
 		v := subj.Value
 		if strings.TrimSpace(v) == "" || strings.Contains(v, "*") {
 			return "", "", false
 		}
-		return v, "`" + tool + "` on `" + truncate(v) + "`", true
+		return v, toolPhrase(tool) + " on " + truncate(v), true
 	}
+}
+
+// toolPhrase names what calls of tool do, for a label: "file changes" for
+// the edits class, otherwise "the <tool> tool".
+func toolPhrase(tool string) string {
+	if tool == ClassEdits {
+		return "file changes"
+	}
+	return "the " + tool + " tool"
 }
 
 // displayPath shows p relative to cwd when it is inside it.
@@ -173,7 +184,7 @@ func suggestCommand(cmd string) (pattern, scope string, ok bool) {
 		if t == "" || strings.HasSuffix(t, "*") {
 			return "", "", false
 		}
-		return t, "`" + truncate(t) + "`", true
+		return t, "the exact command \"" + truncate(t) + "\"", true
 	}
 	if Compound(cmd) {
 		return exact()
@@ -191,7 +202,7 @@ func suggestCommand(cmd string) (pattern, scope string, ok bool) {
 		}
 		prefix += " " + words[1]
 	}
-	return prefix + " *", "`" + prefix + " …`", true
+	return prefix + " *", "commands starting with " + prefix, true
 }
 
 // codeSubcommands are the subcommands, per tool, that run code of their
@@ -291,10 +302,10 @@ func isPlainWord(w string, command bool) bool {
 	return true
 }
 
-// truncate shortens a long value for a label.
+// truncate shortens a long value for a label, on one line.
 func truncate(s string) string {
 	const limit = 60
-	s = strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+	s = strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
 	if len(s) <= limit {
 		return s
 	}
