@@ -105,6 +105,7 @@ func SplitArguments(s string) []string {
 type commandDir struct {
 	dir  string
 	user bool
+	base string // confines reads; "" for the user's
 }
 
 // loadCommands reads the *.md files of dirs; earlier directories win over
@@ -124,7 +125,7 @@ func loadCommands(dirs []commandDir) (cmds []Command, problems []Problem) {
 				continue
 			}
 			path := filepath.Join(cd.dir, e.Name())
-			c, err := parseCommand(path, cd.user)
+			c, err := parseCommand(cd.base, path, cd.user)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Message: "command skipped: " + err.Error()})
 				continue
@@ -141,12 +142,12 @@ func loadCommands(dirs []commandDir) (cmds []Command, problems []Problem) {
 	return cmds, problems
 }
 
-func parseCommand(path string, user bool) (Command, error) {
+func parseCommand(base, path string, user bool) (Command, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".md")
 	if !commandName.MatchString(name) {
 		return Command{}, fmt.Errorf("%q is not a usable command name (letters, digits, '-', '_' and '.', starting with a letter or digit)", name)
 	}
-	text, _, err := readBounded(path)
+	text, _, err := readBounded(base, path)
 	if err != nil {
 		return Command{}, err
 	}

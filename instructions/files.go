@@ -73,11 +73,12 @@ func chainDirs(root, cwd string) []string {
 }
 
 // readInstructionFile reads dir's AGENTS.md, or its CLAUDE.md when it has
-// no AGENTS.md. ok is false when dir has neither.
-func readInstructionFile(dir string) (path string, text string, size int, ok bool, err error) {
+// no AGENTS.md. ok is false when dir has neither. base confines the read
+// (see readBounded).
+func readInstructionFile(base, dir string) (path string, text string, size int, ok bool, err error) {
 	for _, name := range []string{AgentsFile, ClaudeFile} {
 		p := filepath.Join(dir, name)
-		text, size, err := readBounded(p)
+		text, size, err := readBounded(base, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -90,9 +91,28 @@ func readInstructionFile(dir string) (path string, text string, size int, ok boo
 }
 
 // readBounded reads at most maxFileBytes of a regular file and returns its
-// full size.
-func readBounded(path string) (string, int, error) {
-	f, err := os.Open(path)
+// full size. A non-empty base confines the read to that directory through
+// os.Root: a repository's file that is a symbolic link leading out of the
+// repository (to ~/.ssh/id_rsa, say) is refused, so a cloned repository
+// cannot make dshd send the user's other files to the model. The user's
+// own files (base "") may be links anywhere (dotfiles).
+func readBounded(base, path string) (string, int, error) {
+	var f *os.File
+	var err error
+	if base == "" {
+		f, err = os.Open(path)
+	} else {
+		rel, rerr := filepath.Rel(base, path)
+		if rerr != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", 0, fmt.Errorf("%s is outside %s", path, base)
+		}
+		f, err = os.OpenInRoot(base, rel)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := os.Lstat(path); lerr == nil {
+				err = fmt.Errorf("not read: it leads outside %s (%w)", base, err)
+			}
+		}
+	}
 	if err != nil {
 		return "", 0, err
 	}

@@ -177,7 +177,7 @@ func (h *Project) Nested(path string, roots []string, seen func(path string) boo
 		if within(d, p.cwd) || within(d, p.realCwd) {
 			continue
 		}
-		if path, text, size, ok, err := readInstructionFile(d); ok && err == nil {
+		if path, text, size, ok, err := readInstructionFile(root, d); ok && err == nil {
 			files = append(files, File{Path: path, Dir: d, Text: text, Size: size})
 		}
 	}
@@ -359,7 +359,7 @@ func newProject(l *Library, cwd string) *project {
 func (p *project) skillDirs() []skillDir {
 	var ds []skillDir
 	for _, base := range uniq(p.cwd, p.root) {
-		ds = append(ds, skillDir{dir: filepath.Join(base, ".agents", "skills")}, skillDir{dir: filepath.Join(base, ".claude", "skills")})
+		ds = append(ds, skillDir{dir: filepath.Join(base, ".agents", "skills"), base: p.root}, skillDir{dir: filepath.Join(base, ".claude", "skills"), base: p.root})
 	}
 	if p.lib.userDir != "" {
 		ds = append(ds, skillDir{dir: filepath.Join(p.lib.userDir, "skills"), user: true})
@@ -370,7 +370,7 @@ func (p *project) skillDirs() []skillDir {
 func (p *project) commandDirs() []commandDir {
 	var ds []commandDir
 	for _, base := range uniq(p.cwd, p.root) {
-		ds = append(ds, commandDir{dir: filepath.Join(base, ".dshd", "commands")})
+		ds = append(ds, commandDir{dir: filepath.Join(base, ".dshd", "commands"), base: p.root})
 	}
 	if p.lib.userDir != "" {
 		ds = append(ds, commandDir{dir: filepath.Join(p.lib.userDir, "commands"), user: true})
@@ -390,7 +390,7 @@ func (p *project) load() *Snapshot {
 	s := &Snapshot{Cwd: p.cwd, Root: p.root, Budget: p.lib.budgetBytes()}
 	if p.lib.userDir != "" {
 		path := filepath.Join(p.lib.userDir, AgentsFile)
-		text, size, err := readBounded(path)
+		text, size, err := readBounded("", path)
 		switch {
 		case err == nil:
 			s.Files = append(s.Files, File{Path: path, Text: text, Size: size})
@@ -399,7 +399,7 @@ func (p *project) load() *Snapshot {
 		}
 	}
 	for _, dir := range chainDirs(p.root, p.cwd) {
-		path, text, size, ok, err := readInstructionFile(dir)
+		path, text, size, ok, err := readInstructionFile(p.root, dir)
 		if err != nil {
 			s.Problems = append(s.Problems, Problem{Path: path, Message: err.Error()})
 			continue

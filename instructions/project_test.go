@@ -305,3 +305,62 @@ func TestUserDirCreatedLater(t *testing.T) {
 		}
 	}
 }
+
+// A cloned repository must not make dshd read the user's other files into
+// the prompt: a project file that is a link leading out of the repository
+// is refused and reported; relative links inside it, and the user's own
+// links, work (os.Root treats an absolute link as leading out).
+func TestProjectLinksOutOfTheRepositoryAreRefused(t *testing.T) {
+	repo, user := tree(t)
+	secret := filepath.Join(filepath.Dir(repo), "id_rsa")
+	write(t, secret, "---\nname: evil\ndescription: PRIVATE KEY\n---\nPRIVATE KEY\n")
+	write(t, filepath.Join(repo, "docs", "agents.md"), "inside link target\n")
+	link := func(target, at string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(secret, filepath.Join(repo, "AGENTS.md"))
+	link(filepath.Join("..", "docs", "agents.md"), filepath.Join(repo, "sub", "AGENTS.md"))
+	link(secret, filepath.Join(repo, ".agents", "skills", "evil", "SKILL.md"))
+	link(secret, filepath.Join(repo, ".dshd", "commands", "evil.md"))
+	link(filepath.Dir(secret), filepath.Join(repo, "nested", "deep"))
+	link(secret, filepath.Join(repo, "nested2", "AGENTS.md"))
+	dotfiles := filepath.Join(filepath.Dir(repo), "dotfiles", "AGENTS.md")
+	write(t, dotfiles, "user dotfile rule\n")
+	link(dotfiles, filepath.Join(user, "AGENTS.md"))
+
+	lib := instructions.NewLibrary(instructions.Options{UserDir: user, Logger: quiet()})
+	p := lib.Open(filepath.Join(repo, "sub"), nil)
+	defer p.Close()
+	s := p.Snapshot()
+	prompt := s.Prompt()
+	if strings.Contains(prompt, "PRIVATE KEY") {
+		t.Fatalf("a link out of the repository was read:\n%s", prompt)
+	}
+	if !strings.Contains(prompt, "inside link target") || !strings.Contains(prompt, "user dotfile rule") {
+		t.Errorf("links inside the repository or of the user must work:\n%s", prompt)
+	}
+	if _, ok := s.Skill("evil"); ok {
+		t.Error("a linked SKILL.md was loaded")
+	}
+	if _, ok := s.Command("evil"); ok {
+		t.Error("a linked command was loaded")
+	}
+	var probs []string
+	for _, pr := range s.Problems {
+		probs = append(probs, pr.String())
+	}
+	if len(probs) != 3 || !strings.Contains(strings.Join(probs, "\n"), "leads outside") {
+		t.Errorf("problems = %q, want the three links reported", probs)
+	}
+	for _, f := range append(p.Nested(filepath.Join(repo, "nested2", "x.go"), []string{repo}, nil), p.Nested(filepath.Join(repo, "nested", "deep", "id_rsa"), []string{repo}, nil)...) {
+		if strings.Contains(f.Text, "PRIVATE KEY") {
+			t.Errorf("a nested link out of the repository was read: %+v", f)
+		}
+	}
+}

@@ -38,11 +38,12 @@ type Skill struct {
 	Dir, Path string
 	// User is true for a skill of the user's configuration directory.
 	User bool
+	base string // confines reads (see readBounded)
 }
 
 // Body reads the skill's instructions: SKILL.md without its front matter.
 func (s Skill) Body() (string, error) {
-	text, _, err := readBounded(s.Path)
+	text, _, err := readBounded(s.base, s.Path)
 	if err != nil {
 		return "", err
 	}
@@ -103,6 +104,7 @@ func (p Problem) String() string {
 type skillDir struct {
 	dir  string
 	user bool
+	base string // confines reads; "" for the user's
 }
 
 // loadSkills reads the skills of dirs, earlier directories winning over
@@ -126,7 +128,7 @@ func loadSkills(dirs []skillDir) (skills []Skill, problems []Problem) {
 			if _, err := os.Stat(path); err != nil {
 				continue
 			}
-			sk, err := parseSkill(dir, path, sd.user)
+			sk, err := parseSkill(sd.base, dir, path, sd.user)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Message: "skill skipped: " + err.Error()})
 				continue
@@ -144,8 +146,8 @@ func loadSkills(dirs []skillDir) (skills []Skill, problems []Problem) {
 }
 
 // parseSkill reads and checks a SKILL.md.
-func parseSkill(dir, path string, user bool) (Skill, error) {
-	text, _, err := readBounded(path)
+func parseSkill(base, dir, path string, user bool) (Skill, error) {
+	text, _, err := readBounded(base, path)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -180,5 +182,5 @@ func parseSkill(dir, path string, user bool) (Skill, error) {
 	if utf8.RuneCountInString(desc) > maxSkillDescription {
 		return Skill{}, fmt.Errorf("the description is longer than %d characters", maxSkillDescription)
 	}
-	return Skill{Name: name, Description: desc, Dir: dir, Path: path, User: user}, nil
+	return Skill{Name: name, Description: desc, Dir: dir, Path: path, User: user, base: base}, nil
 }
