@@ -71,8 +71,17 @@ func (a *Agent) fork(src, cwd string, extra []string) (string, error) {
 	}
 	recs = completeTurns(recs[1:])
 	meta, _ := json.Marshal(forkMeta{ForkOf: src})
-	id := a.opts.NewSessionID()
-	l, err := sessionlog.Create(a.store.dir, sessionlog.Header{SessionID: id, Cwd: h.Cwd, AdditionalDirectories: extra, Created: a.opts.Now(), Meta: meta})
+	var id string
+	var l *sessionlog.Log
+	// An id already taken (a generator that restarted, a clash) is not
+	// this fork's: take the next one.
+	for range 16 {
+		id = a.opts.NewSessionID()
+		l, err = sessionlog.Create(a.store.dir, sessionlog.Header{SessionID: id, Cwd: h.Cwd, AdditionalDirectories: extra, Created: a.opts.Now(), Meta: meta})
+		if !errors.Is(err, sessionlog.ErrExists) {
+			break
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: creating the fork's log: %v", acp.ErrInternal, err)
 	}
