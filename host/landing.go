@@ -199,17 +199,17 @@ func (l Landing) WriteText(content string) error {
 	}
 	defer r.Close()
 	dir := filepath.Dir(rel)
-	if dir != "." {
+	mode := os.FileMode(0o644)
+	fi, err := r.Lstat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s is a directory", l.Written)
+	case err == nil:
+		mode = fi.Mode().Perm()
+	case dir != "." && errors.Is(err, fs.ErrNotExist):
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := r.Lstat(rel); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory", l.Written)
-		}
-		mode = fi.Mode().Perm()
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
@@ -218,7 +218,12 @@ func (l Landing) WriteText(content string) error {
 	if err != nil {
 		return err
 	}
-	defer r.Remove(tmp) // fails harmlessly after the rename
+	renamed := false
+	defer func() {
+		if !renamed {
+			r.Remove(tmp)
+		}
+	}()
 	if _, err := f.WriteString(content); err != nil {
 		f.Close()
 		return err
@@ -230,5 +235,9 @@ func (l Landing) WriteText(content string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return r.Rename(tmp, rel)
+	if err := r.Rename(tmp, rel); err != nil {
+		return err
+	}
+	renamed = true
+	return nil
 }

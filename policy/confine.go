@@ -170,11 +170,8 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 			return true
 		}
 	}
-	rbase, _ := Resolve(string(filepath.Separator), base)
-	var rhome string
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		rhome, _ = Resolve(string(filepath.Separator), home)
-	}
+	var rbase, rhome string
+	stopsResolved := false
 	for _, p := range append([]string{stateDir}, policyFiles...) {
 		if p == "" {
 			continue
@@ -186,8 +183,19 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 		if withinFold(rp, abs) {
 			return true
 		}
-		if len(abs) < len(rp) && withinFold(abs, rp) && withinFold(ancestorStop(rp, rbase, rhome), abs) &&
-			len(abs) > len(ancestorStop(rp, rbase, rhome)) {
+		if len(abs) >= len(rp) || !withinFold(abs, rp) {
+			continue
+		}
+		// abs holds the entry: protected unless it is at or above the
+		// stop (resolved only now: most paths hold no protected entry).
+		if !stopsResolved {
+			rbase, _ = Resolve(string(filepath.Separator), base)
+			if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+				rhome, _ = Resolve(string(filepath.Separator), home)
+			}
+			stopsResolved = true
+		}
+		if stop := ancestorStop(rp, rbase, rhome); len(abs) > len(stop) && withinFold(stop, abs) {
 			return true // a directory holding the entry
 		}
 	}

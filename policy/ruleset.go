@@ -229,6 +229,7 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 	cwd := roots[0]
 	l := Landing{cwd: cwd}
 	var resolvedRoots []string
+	var rcwd string // the resolved cwd
 	for i, subj := range subjects {
 		if subj.Kind != registry.SubjectPath {
 			continue
@@ -243,9 +244,12 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		lp.Abs = abs
 		if resolvedRoots == nil {
 			resolvedRoots = make([]string, 0, len(roots))
-			for _, r := range roots {
+			for i, r := range roots {
 				if rr, err := Resolve(string(filepath.Separator), r); err == nil {
 					resolvedRoots = append(resolvedRoots, rr)
+					if i == 0 {
+						rcwd = rr
+					}
 				}
 			}
 		}
@@ -261,10 +265,8 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		}
 		l.landed[i].Value = abs
 	}
-	if l.landed != nil {
-		if resolved, err := Resolve(string(filepath.Separator), cwd); err == nil {
-			l.cwd = resolved
-		}
+	if l.landed != nil && rcwd != "" {
+		l.cwd = rcwd
 	}
 	return l
 }

@@ -1,0 +1,99 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
+)
+
+// BenchmarkFileCalls runs the built-in read and write tools through the
+// bridge and its pipeline (listeners, guards, the tool, the cards) in an
+// acceptEdits session, 100 calls per turn, on a small file in a real
+// workspace a few directories deep: the cost of landing each path and
+// opening it beneath its root (issue 14) is in these figures. The noop
+// sub-benchmark is the same turn with a tool that touches no file, the
+// reference measured in the same run. Run it on two commits back to back
+// to compare them (bench/results.md has the figures).
+func BenchmarkFileCalls(b *testing.B) {
+	const calls = 100
+	ws := filepath.Join(b.TempDir(), "home", "u", "src", "project")
+	file := filepath.Join("internal", "pkg", "small.go")
+	if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(file)), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	content := strings.Repeat("package pkg // a line of Go\n", 40)
+	if err := os.WriteFile(filepath.Join(ws, file), []byte(content), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	noop := registry.MustDefine(registry.Spec[struct{}]{Name: "noop", Description: "Do nothing.", Kind: presentation.KindRead},
+		func(context.Context, registry.Call, struct{}) (registry.Result, error) { return registry.TextResult("ok"), nil })
+	for _, bc := range []struct {
+		name, tool string
+		args       any
+	}{
+		{"noop", "noop", map[string]any{}},
+		{"read", "read", map[string]any{"path": file}},
+		{"write", "write", map[string]any{"path": file, "content": content}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args, _ := json.Marshal(bc.args)
+			reg := registry.New()
+			if err := reg.SetGlobal(append(tools.Builtin(tools.Options{}), noop)...); err != nil {
+				b.Fatal(err)
+			}
+			agent := bridge.New(bridge.Options{Loop: callsLoop(calls, bc.tool, args), Registry: reg, Logger: discardLogger()})
+			agentEnd, clientEnd := osPipes(b)
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan struct{})
+			go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
+			conn := (&acptest.Client{Permission: acptest.AllowOnce}).Serve(ctx, clientEnd)
+			defer func() {
+				cancel()
+				clientEnd.Close()
+				agentEnd.Close()
+				<-served
+			}()
+			if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
+				b.Fatal(err)
+			}
+			sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: bridge.ModeAcceptEdits}); err != nil {
+				b.Fatal(err)
+			}
+			cpu0 := processCPU()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				resp, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("go")}})
+				if err != nil || resp.StopReason != acp.StopEndTurn {
+					b.Fatalf("prompt: %v %v", resp, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N*calls), "cpu-ns/call")
+		})
+	}
+}
+
+// processCPU is the CPU time (user and system) the process has used, in
+// nanoseconds: agent and client together, all goroutines.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
