@@ -37,7 +37,9 @@ func BenchmarkFileCalls(b *testing.B) {
 		b.Fatal(err)
 	}
 	noop := registry.MustDefine(registry.Spec[struct{}]{Name: "noop", Description: "Do nothing.", Kind: presentation.KindRead},
-		func(context.Context, registry.Call, struct{}) (registry.Result, error) { return registry.TextResult("ok"), nil })
+		func(context.Context, registry.Call, struct{}) (registry.Result, error) {
+			return registry.TextResult("ok"), nil
+		})
 	for _, bc := range []struct {
 		name, tool string
 		args       any

@@ -33,10 +33,12 @@ func TestLandingBeneathRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, access := range map[string]func() error{
-		"write":  func() error { return l.WriteText("forged") },
-		"read":   func() error { _, err := l.ReadText(t.Context(), 0, 0); return err },
-		"stat":   func() error { _, err := l.Stat(); return err },
-		"mkdirs": func() error { return (host.Landing{Written: "d/x/y", Abs: filepath.Join(ws, "d", "x", "y"), Root: ws}).MkdirParents() },
+		"write": func() error { return l.WriteText("forged") },
+		"read":  func() error { _, err := l.ReadText(t.Context(), 0, 0); return err },
+		"stat":  func() error { _, err := l.Stat(); return err },
+		"mkdirs": func() error {
+			return (host.Landing{Written: "d/x/y", Abs: filepath.Join(ws, "d", "x", "y"), Root: ws}).MkdirParents()
+		},
 	} {
 		if err := access(); err == nil {
 			t.Errorf("%s through the swapped symlink succeeded", name)
