@@ -9,9 +9,11 @@
 // generic text), the ask channel (session/request_permission showing the
 // tool's preview of the call, such as an edit's diff, with remembered
 // allow_always/reject_always rules), the session modes and permission rules
-// as pre-execute listeners, root confinement and protected paths (as guards
-// over policy.Confine and policy.Protected), the client's file system and terminals offered to tools through
-// [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
+// as pre-execute listeners, root confinement and protected paths (a
+// listener and guards over policy.LandIn and policy.Protected; each call's
+// paths are landed once, landed again after a permission prompt, and the
+// tool opens that landing through [host.Host.Land]), the client's file
+// system and terminals offered to tools through [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
 // interface that embedders implement. With [Options.Instructions] it also
 // serves the repository's instructions (package instructions): custom
 // commands and skills as slash commands, the skill tool, nested AGENTS.md

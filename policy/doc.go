@@ -3,9 +3,12 @@
 // precedence deny > ask > allow, the rule an allow_always or reject_always
 // grant remembers, the session modes (default, acceptEdits, plan,
 // bypassPermissions), and what a path really names: [Resolve] (the path
-// the kernel would open, symlinks and ".." included), root confinement
-// ([Confine]) and protected paths ([Protected]). These are the only
-// implementations: the bridge's guards use them.
+// the kernel would open, symlinks and ".." included), [LandIn] (where each
+// path subject of a call lands and in which root: the one landing that
+// rules judge and the tool opens), root confinement ([Confine]) and
+// protected paths with the directories holding them ([Protected]). These
+// are the only implementations: the bridge's listeners and guards use
+// them.
 //
 // It knows nothing of ACP or of the pipeline: the bridge turns its
 // decisions into pre-execute listeners and permission requests, and the
@@ -59,8 +62,14 @@
 // redirection to a file); the exact command rule remembered for such a
 // command by an allow_always still matches it exactly. Deny and ask rules
 // are read the other way round: they match a command when they match the
-// whole command or any of its segments ([Segments]), so `bash(rm *)`
-// denies `make && rm -rf /`. Splitting a shell command is best effort:
+// whole command, any of its segments ([Segments]) or any simple command it
+// runs as [ResolvedCommands] spells it (unquoted, the program by its base
+// name, wrappers such as env, nice, sudo and `sh -c` looked through), so
+// `bash(rm *)` denies `make && rm -rf /`, `/bin/rm x` and
+// `sh -c 'rm x'`. A prefix allow rule never matches a command passing a
+// code-running option after its prefix (`go test -exec …`), and
+// [Suggest] remembers commands that can run code of their arguments'
+// choosing ([RunsCode]) exactly. Splitting a shell command is best effort:
 // deny rules narrow what runs, they are not a sandbox.
 //
 // Path and other patterns are taken literally, spaces included; command
