@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// LauncherCommand is the hidden first argument that makes the dshd binary
+// the sandbox launcher: `dshd __sandbox --policy <json> -- command args…`.
+const LauncherCommand = "__sandbox"
+
+// Exit status of the launcher when it cannot set the sandbox up (the
+// command never ran), after the convention of env(1) and container tools.
+const exitSetup = 125
+
+var launcher struct {
+	mu   sync.Mutex
+	path string
+}
+
+// RunIfLauncher makes this process the launcher when it was started as
+// one (os.Args[1] is [LauncherCommand]): it applies the sandbox and execs
+// the command, never returning. Otherwise it records this executable as
+// the launcher for [Command] and [Wrap] and returns. Call it first thing
+// in main, and in TestMain of tests that start sandboxed commands.
+func RunIfLauncher() {
+	if exe, err := os.Executable(); err == nil {
+		SetLauncher(exe)
+	}
+	if len(os.Args) > 1 && os.Args[1] == LauncherCommand {
+		os.Exit(Main(os.Args[2:]))
+	}
+}
+
+// SetLauncher names the executable that serves as the launcher: a binary
+// whose main calls [RunIfLauncher] (such as dshd). An embedder whose own
+// binary does not may point it at an installed dshd.
+func SetLauncher(path string) {
+	launcher.mu.Lock()
+	defer launcher.mu.Unlock()
+	launcher.path = path
+}
+
+// errNoLauncher reports a program that never installed the launcher.
+var errNoLauncher = errors.New("no sandbox launcher: the program did not call sandbox.RunIfLauncher or sandbox.SetLauncher")
+
+func launcherPath() (string, error) {
+	launcher.mu.Lock()
+	defer launcher.mu.Unlock()
+	if launcher.path == "" {
+		return "", errNoLauncher
+	}
+	return launcher.path, nil
+}
+
+// Wrap returns the argv that runs argv under p through the launcher, for a
+// process someone else starts (an editor terminal). The launcher enters
+// namespaces itself where the kernel allows them.
+func Wrap(p Policy, argv []string) ([]string, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: no command")
+	}
+	path, err := launcherPath()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{path, LauncherCommand, "--policy", p.Encode(), "--"}, argv...), nil
+}
+
+// Stages of the launcher (its --stage flag).
+const (
+	// stageOuter enters namespaces by starting the inner stage in them,
+	// or applies Landlock alone where it cannot (the default: what Wrap
+	// produces).
+	stageOuter = "outer"
+	// stageInner runs in fresh namespaces its parent created: it sets the
+	// mounts and loopback up, then applies Landlock.
+	stageInner = "inner"
+	// stageDirect applies Landlock alone.
+	stageDirect = "direct"
+	// stageFinal applies Landlock and execs the command, its namespaces
+	// (if any) already set up: the read-only mode's command, whose
+	// launcher waits to remove the private temp directory.
+	stageFinal = "final"
+)
+
+// Main is the launcher: args are what follows [LauncherCommand]. It
+// returns an exit status only when it cannot run the command; otherwise
+// the command replaces it (or, in read-only mode, it waits for the command
+// and exits as the command did).
+func Main(args []string) int {
+	stage, pol, probe, inNetns, argv, err := parseLauncherArgs(args)
+	if err == nil && !probe && len(argv) == 0 {
+		err = errors.New("no command after --")
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "dshd sandbox: %v\n", err)
+		return exitSetup
+	}
+	return launch(stage, pol, probe, inNetns, argv)
+}
+
+func parseLauncherArgs(args []string) (stage string, p Policy, probe, inNetns bool, argv []string, err error) {
+	stage = stageOuter
+	havePolicy := false
+	for len(args) > 0 {
+		a := args[0]
+		args = args[1:]
+		switch a {
+		case "--":
+			argv = args
+			args = nil
+		case "--probe":
+			probe = true
+		case "--in-netns":
+			inNetns = true
+		case "--stage", "--policy":
+			if len(args) == 0 {
+				return "", Policy{}, false, false, nil, fmt.Errorf("%s needs a value", a)
+			}
+			v := args[0]
+			args = args[1:]
+			if a == "--stage" {
+				if v != stageOuter && v != stageInner && v != stageDirect && v != stageFinal {
+					return "", Policy{}, false, false, nil, fmt.Errorf("unknown stage %q", v)
+				}
+				stage = v
+				continue
+			}
+			if p, err = DecodePolicy(v); err != nil {
+				return "", Policy{}, false, false, nil, err
+			}
+			havePolicy = true
+		default:
+			return "", Policy{}, false, false, nil, fmt.Errorf("unknown argument %q (usage: %s --policy <json> -- command args…)", a, LauncherCommand)
+		}
+	}
+	if !havePolicy {
+		return "", Policy{}, false, false, nil, errors.New("missing --policy")
+	}
+	return stage, p, probe, inNetns, argv, nil
+}
+
+// Availability is what the sandbox can do on this machine.
+type Availability struct {
+	// LandlockABI is the kernel's Landlock ABI version; 0 means none,
+	// and then there is no sandbox.
+	LandlockABI int
+	// Namespaces reports that the launcher can enter user, mount and
+	// network namespaces: protected paths inside writable roots are
+	// bind-mounted read-only and network:false gets its own namespace.
+	Namespaces bool
+	// Reason says what is missing, when something is.
+	Reason string
+}
+
+// Available reports whether commands can be sandboxed at all.
+func (a Availability) Available() bool { return a.LandlockABI > 0 }
+
+var probed struct {
+	mu   sync.Mutex
+	done bool
+	path string
+	a    Availability
+}
+
+// Probe finds out, once per launcher path, what the sandbox can do here.
+// The namespace check starts the launcher once (a few milliseconds).
+func Probe() Availability {
+	path, err := launcherPath()
+	probed.mu.Lock()
+	defer probed.mu.Unlock()
+	if probed.done && probed.path == path {
+		return probed.a
+	}
+	probed.a = probe(path, err)
+	probed.done, probed.path = true, path
+	return probed.a
+}
