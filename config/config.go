@@ -16,6 +16,7 @@ type Settings struct {
 	Tools           Tools       `json:"tools"`
 	Permissions     Permissions `json:"permissions"`
 	Bash            Bash        `json:"bash"`
+	Sandbox         Sandbox     `json:"sandbox"`
 	MaxTurnRequests int         `json:"maxTurnRequests,omitempty"`
 	// Instructions configures the project instruction files (AGENTS.md).
 	Instructions Instructions `json:"instructions"`
@@ -78,6 +79,21 @@ type Bash struct {
 	// MaxBackgroundJobs caps the background commands one session runs at
 	// once (default 32).
 	MaxBackgroundJobs int `json:"maxBackgroundJobs,omitempty"`
+}
+
+// Sandbox configures the OS sandbox commands run in (package sandbox).
+// Pointers tell an unset value from false in a file merged over another.
+type Sandbox struct {
+	// Mode is workspace-write (the default), read-only or off.
+	Mode string `json:"mode,omitempty"`
+	// Network allows commands network access (default true).
+	Network *bool `json:"network,omitempty"`
+	// WritableRoots are more directories sandboxed commands may write.
+	WritableRoots []string `json:"writableRoots,omitempty"`
+	// Required refuses to start a command the sandbox cannot run.
+	Required *bool `json:"required,omitempty"`
+	// MCPServers runs stdio MCP servers sandboxed too (default false).
+	MCPServers *bool `json:"mcpServers,omitempty"`
 }
 
 // FileError reports a settings file that cannot be used, with the position
@@ -238,6 +254,19 @@ func Merge(base, over Settings) Settings {
 	}
 	if over.Bash.MaxBackgroundJobs != 0 {
 		out.Bash.MaxBackgroundJobs = over.Bash.MaxBackgroundJobs
+	}
+	if over.Sandbox.Mode != "" {
+		out.Sandbox.Mode = over.Sandbox.Mode
+	}
+	if over.Sandbox.Network != nil {
+		out.Sandbox.Network = over.Sandbox.Network
+	}
+	out.Sandbox.WritableRoots = appendNew(base.Sandbox.WritableRoots, over.Sandbox.WritableRoots)
+	if over.Sandbox.Required != nil {
+		out.Sandbox.Required = over.Sandbox.Required
+	}
+	if over.Sandbox.MCPServers != nil {
+		out.Sandbox.MCPServers = over.Sandbox.MCPServers
 	}
 	if over.MaxTurnRequests != 0 {
 		out.MaxTurnRequests = over.MaxTurnRequests

@@ -165,3 +165,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestMergeSandbox(t *testing.T) {
+	no, yes := false, true
+	user, err := Parse("user.json", []byte(`{"sandbox": {"mode": "read-only", "network": false, "writableRoots": ["/a"], "required": true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := Settings{Sandbox: Sandbox{Network: &yes, WritableRoots: []string{"/b"}, MCPServers: &yes}}
+	got := Merge(user, project).Sandbox
+	if got.Mode != "read-only" || *got.Network != true || *got.Required != true || *got.MCPServers != true || fmt.Sprint(got.WritableRoots) != "[/a /b]" {
+		t.Errorf("merged sandbox = %+v", got)
+	}
+	// An explicit false overrides an earlier true; an unset value does not.
+	got = Merge(project, Settings{Sandbox: Sandbox{Network: &no}}).Sandbox
+	if *got.Network || !*got.MCPServers {
+		t.Errorf("merged sandbox = %+v", got)
+	}
+	if _, err := Parse("bad.json", []byte(`{"sandbox": {"mod": "off"}}`)); err == nil || !strings.Contains(err.Error(), "unknown setting") {
+		t.Errorf("misspelt sandbox key: %v", err)
+	}
+}

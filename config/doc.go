@@ -13,6 +13,8 @@
 //	                  "allow": ["bash(go test *)"], "ask": [], "deny": ["read(/etc/**)"]},
 //	  "bash": {"defaultTimeoutMs": 120000, "maxTimeoutMs": 600000, "outputLimitBytes": 30000,
 //	           "maxBackgroundJobs": 32},
+//	  "sandbox": {"mode": "workspace-write", "network": true, "writableRoots": ["/opt/cache"],
+//	              "required": false, "mcpServers": false},
 //	  "maxTurnRequests": 50
 //	}
 //
