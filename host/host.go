@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // Host is what a running tool may ask of the session that runs it. The
@@ -37,6 +38,16 @@ type Host interface {
 	Plan(ctx context.Context, entries []PlanEntry) error
 }
 
+// Sandboxing is implemented by a Host whose commands run in the OS sandbox
+// (package sandbox). A Host without it runs commands unsandboxed.
+type Sandboxing interface {
+	// Sandbox returns the policy of the session's next command. ok is
+	// false when commands run without the sandbox (its mode is off, or it
+	// cannot run here and is not required); err, when it is required and
+	// cannot run, says why no command may start.
+	Sandbox() (p sandbox.Policy, ok bool, err error)
+}
+
 // Files is text file access on behalf of a session. It takes landings
 // ([Host.Land]), never paths: what a tool opens is what the policy judged.
 type Files interface {
@@ -64,6 +75,10 @@ type TerminalRequest struct {
 	Cwd         string
 	Env         map[string]string
 	OutputLimit int
+	// Launcher, when set, is the argv prefix the terminal runs the command
+	// under (the sandbox launcher, see [sandbox.Wrap]); the card and the
+	// permission request still show Command.
+	Launcher []string
 	// Started, when non-nil, is called with the terminal id as soon as the
 	// editor created the terminal, so the call's card can embed it.
 	Started func(terminalID string)

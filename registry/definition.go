@@ -42,6 +42,11 @@ type Subject struct {
 	Value string      `json:"value"`
 	// Writes reports whether the call writes Value (paths only).
 	Writes bool `json:"writes,omitempty"`
+	// Unsandboxed reports a command the model asked to run outside the OS
+	// sandbox (commands only): a person must approve it, every time.
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
+	// Justification is the model's reason for running it unsandboxed.
+	Justification string `json:"justification,omitempty"`
 }
 
 // ExecuteFunc is the body of a raw definition. It receives the raw,

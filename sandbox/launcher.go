@@ -59,17 +59,27 @@ func launcherPath() (string, error) {
 // process someone else starts (an editor terminal). The launcher enters
 // namespaces itself where the kernel allows them.
 func Wrap(p Policy, argv []string) ([]string, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: no command")
+	}
+	prefix, err := Prefix(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(prefix, argv...), nil
+}
+
+// Prefix is what [Wrap] puts before the command: the launcher, its
+// arguments and "--".
+func Prefix(p Policy) ([]string, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	path, err := launcherPath()
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{path, LauncherCommand, "--policy", p.Encode(), "--"}, argv...), nil
+	return []string{path, LauncherCommand, "--policy", p.Encode(), "--"}, nil
 }
 
 // Stages of the launcher (its --stage flag).

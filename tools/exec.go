@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dsh-tools/dshd/internal/procgroup"
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // Command describes one shell command for [Run] or [Jobs.Start].
@@ -32,6 +33,9 @@ type Command struct {
 	OutputLimit int
 	// Live, when non-nil, receives all output as it arrives, uncapped.
 	Live io.Writer
+	// Sandbox, when non-nil, runs the command under this OS sandbox
+	// policy, through the launcher (package sandbox).
+	Sandbox *sandbox.Policy
 }
 
 // Outcome is how a command ended.
@@ -77,6 +81,13 @@ func start(c Command) (*process, error) {
 		return nil, err
 	}
 	cmd := exec.Command("bash", "-c", c.Line)
+	if c.Sandbox != nil {
+		if cmd, err = sandbox.Command(*c.Sandbox, cmd.Args); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+	}
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	if cmd.Env == nil {

@@ -10,7 +10,56 @@ import (
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/sandbox"
 )
+
+// commandSandbox is the policy a command runs under: none when the call
+// is escalated or the host runs commands unsandboxed; an error when the
+// sandbox is required and cannot run.
+func commandSandbox(h host.Host, escalate bool) (*sandbox.Policy, error) {
+	sh, ok := h.(host.Sandboxing)
+	if escalate || !ok {
+		return nil, nil
+	}
+	p, ok, err := sh.Sandbox()
+	if err != nil {
+		return nil, fmt.Errorf("the command was not run: %w", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return &p, nil
+}
+
+// deniedSigns are how a program reports what Landlock, a read-only bind
+// mount or a network namespace refused.
+var deniedSigns = []string{
+	"Permission denied", "Read-only file system", "Operation not permitted", "Device or resource busy",
+	"Network is unreachable", "Temporary failure in name resolution", "Could not resolve host", "Connection refused",
+	"EACCES", "EROFS", "EPERM", "ENETUNREACH",
+}
+
+// sandboxNote tells the model, after a sandboxed command failed with what
+// looks like a denial, that the sandbox (not the file system) may have
+// refused, and how to ask to leave it.
+func sandboxNote(p *sandbox.Policy, output string) string {
+	if p == nil {
+		return ""
+	}
+	denied := false
+	for _, sign := range deniedSigns {
+		if strings.Contains(output, sign) {
+			denied = true
+			break
+		}
+	}
+	if !denied {
+		return ""
+	}
+	return "\n[The command ran in the OS sandbox (" + p.Describe() + "; .git and .dshd are read-only). " +
+		"A denied write or connection above was the sandbox's doing, not the file system's. " +
+		"If the task needs it, call bash again with escalate: true and a justification: the user will be asked.]"
+}
 
 // BashArgs are the arguments of the bash tool.
 type BashArgs struct {
@@ -18,11 +67,14 @@ type BashArgs struct {
 	Description     *string `json:"description,omitempty" desc:"A short description of what the command does (5-10 words), shown to the user."`
 	Timeout         *int    `json:"timeout,omitempty" desc:"Timeout in milliseconds (default 120000; larger values are capped by the daemon's maximum)." min:"1"`
 	RunInBackground *bool   `json:"runInBackground,omitempty" desc:"Start the command in the background and return its id at once; read its output with bash_output and stop it with bash_kill. Use for servers and watchers." default:"false"`
+	Escalate        *bool   `json:"escalate,omitempty" desc:"Run this one command outside the OS sandbox. Only when the sandbox denied something the task needs (a write outside the workspace, the network); the user is asked every time. Requires justification." default:"false"`
+	Justification   *string `json:"justification,omitempty" desc:"With escalate: why the command must run outside the sandbox, shown to the user."`
 }
 
 const bashDoc = `Run a shell command with bash -c in the session's working directory and return its combined stdout and stderr and its exit status.
 stdin is empty: commands that wait for input or a terminal get none (pass flags such as --yes, and avoid interactive editors and pagers). Each call is a fresh shell: cd and exported variables do not carry over, so chain with && or use absolute paths.
 Commands are killed when they time out (default 2 minutes), when the call is cancelled, and processes a command leaves running are killed when it ends; start long-running programs (servers, watchers) with runInBackground. Long output is cut in the middle.
+Commands run in an OS sandbox: they may write only inside the workspace and the temp directory (or nothing, in read-only mode), never .git or .dshd, and may have no network. When the sandbox denies something the task truly needs, you may call bash again with escalate: true and a justification; the user decides.
 Prefer the read, write, edit, glob and grep tools over cat, sed, find and grep.`
 
 func (t *toolset) bashTool() *registry.Definition {
@@ -42,7 +94,14 @@ func (t *toolset) bashTool() *registry.Definition {
 			return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
 		},
 		Subjects: func(call registry.Call, a BashArgs) []registry.Subject {
-			return []registry.Subject{{Kind: registry.SubjectCommand, Value: a.Command}}
+			s := registry.Subject{Kind: registry.SubjectCommand, Value: a.Command}
+			if boolOr(a.Escalate, false) {
+				s.Unsandboxed = true
+				if a.Justification != nil {
+					s.Justification = strings.TrimSpace(*a.Justification)
+				}
+			}
+			return []registry.Subject{s}
 		},
 	}, t.bash)
 }
@@ -75,11 +134,15 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 		}
 	}
 	cwd := h.Cwd()
+	policy, err := commandSandbox(h, boolOr(a.Escalate, false))
+	if err != nil {
+		return toolError(err.Error())
+	}
 	if boolOr(a.RunInBackground, false) {
 		if t.opts.Jobs == nil {
 			return toolError("background commands are not available in this daemon; run the command in the foreground")
 		}
-		id, err := t.opts.Jobs.StartCapped(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit}, t.opts.MaxJobs)
+		id, err := t.opts.Jobs.StartCapped(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit, Sandbox: policy}, t.opts.MaxJobs)
 		if errors.Is(err, ErrTooManyJobs) {
 			return toolError(fmt.Sprintf("cannot start the command in the background: %v (settings key bash.maxBackgroundJobs). "+
 				"Read the output of the ones you started with bash_output, stop those you no longer need with bash_kill, or run this command in the foreground.", err))
@@ -94,9 +157,9 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 	}
 
 	if term, ok := h.Terminals(); ok {
-		return t.bashInTerminal(ctx, call, term, a, cwd, timeout)
+		return t.bashInTerminal(ctx, call, term, a, cwd, timeout, policy)
 	}
-	c := Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, Timeout: timeout, OutputLimit: t.opts.OutputLimit}
+	c := Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, Timeout: timeout, OutputLimit: t.opts.OutputLimit, Sandbox: policy}
 	if p := h.Progress(call.CallID()); p != nil {
 		p.Started(cwd)
 		c.Live = p
@@ -117,7 +180,7 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 	case o.Signal != "":
 		status = "[killed by " + o.Signal + "]"
 	case o.ExitCode != nil && *o.ExitCode != 0:
-		status = fmt.Sprintf("[exit code %d]", *o.ExitCode)
+		status = fmt.Sprintf("[exit code %d]", *o.ExitCode) + sandboxNote(policy, o.Output)
 	}
 	r := registry.TextResult(commandText(o.Output, status))
 	r.View = &presentation.ResultView{Card: card}
@@ -136,7 +199,14 @@ func commandText(output, status string) string {
 
 // bashInTerminal runs the command in an editor terminal (tier 1): the
 // editor shows it live, the card names the terminal.
-func (t *toolset) bashInTerminal(ctx context.Context, call registry.Call, term host.Terminals, a BashArgs, cwd string, timeout time.Duration) (registry.Result, error) {
+func (t *toolset) bashInTerminal(ctx context.Context, call registry.Call, term host.Terminals, a BashArgs, cwd string, timeout time.Duration, policy *sandbox.Policy) (registry.Result, error) {
+	var launcher []string
+	if policy != nil {
+		var err error
+		if launcher, err = sandbox.Prefix(*policy); err != nil {
+			return toolError(fmt.Sprintf("cannot sandbox the command: %v", err))
+		}
+	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var env map[string]string
@@ -148,7 +218,7 @@ func (t *toolset) bashInTerminal(ctx context.Context, call registry.Call, term h
 			}
 		}
 	}
-	card, err := term.Run(tctx, host.TerminalRequest{CallID: call.CallID(), Command: a.Command, Cwd: cwd, Env: env, OutputLimit: t.opts.OutputLimit})
+	card, err := term.Run(tctx, host.TerminalRequest{CallID: call.CallID(), Command: a.Command, Cwd: cwd, Env: env, OutputLimit: t.opts.OutputLimit, Launcher: launcher})
 	if ctx.Err() != nil {
 		r := registry.ErrorResult(registry.CodeCancelled, "The command was cancelled and killed.")
 		if card != nil {
@@ -172,7 +242,7 @@ func (t *toolset) bashInTerminal(ctx context.Context, call registry.Call, term h
 	case card.Signal != "":
 		status = "[killed by " + card.Signal + "]"
 	case card.ExitCode != nil && *card.ExitCode != 0:
-		status = fmt.Sprintf("[exit code %d]", *card.ExitCode)
+		status = fmt.Sprintf("[exit code %d]", *card.ExitCode) + sandboxNote(policy, card.Output)
 	}
 	r := registry.TextResult(commandText(card.Output, status))
 	r.View = &presentation.ResultView{Card: card}
