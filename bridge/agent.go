@@ -113,6 +113,9 @@ type Options struct {
 	// Extension requests not listed here are answered -32601, and
 	// extension notifications are ignored.
 	Extensions map[string]Extension
+	// Sandbox configures the OS sandbox commands run in; replace it live
+	// with [Agent.SetSandbox].
+	Sandbox SandboxOptions
 }
 
 // Extension handles one ACP extension request (see [Options.Extensions]):
@@ -150,6 +153,7 @@ type Agent struct {
 	mode     atomic.Pointer[string] // default mode of new sessions
 	remember atomic.Pointer[policy.Scope]
 	store    *store
+	sandbox  *sandboxState
 
 	mu       sync.Mutex
 	sessions map[string]*session // active sessions of every connection
@@ -193,6 +197,7 @@ func New(opts Options) *Agent {
 		pipeline: opts.Pipeline,
 		log:      opts.Logger,
 		sessions: map[string]*session{},
+		sandbox:  newSandboxState(opts.Sandbox),
 	}
 	if opts.StateDir != "" {
 		a.store = &store{dir: opts.StateDir, log: opts.Logger}

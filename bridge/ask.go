@@ -49,6 +49,14 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 	if req.Reason != "" {
 		content = append(content, acp.ToolText("Permission needed: "+req.Reason+"."))
 	}
+	var sandboxMeta map[string]any
+	if hasCommand(req.Subjects) {
+		// Say what the command may do once allowed: the sandbox it runs
+		// in, or plainly that it runs outside it.
+		var text string
+		sandboxMeta, text = s.sandboxMeta(req.Subjects)
+		content = append(content, acp.ToolText("This command "+text+"."))
+	}
 	// The card as announced (kind, title, locations), so a client that
 	// shows the request on its own shows the same call.
 	title := relTitle(s.cwd, view.Title)
@@ -57,6 +65,9 @@ func permissionRequest(s *session, callID string, view presentation.CallView, pv
 		kind = acp.ToolKind(view.Kind)
 	}
 	tc := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Kind: &kind, Content: content}
+	if sandboxMeta != nil {
+		tc.Meta = metaJSON(map[string]any{MetaKey: map[string]any{"sandbox": sandboxMeta}})
+	}
 	locs := pv.locations
 	if len(locs) == 0 {
 		locs = s.locations(view.Locations)
@@ -103,6 +114,10 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 	landing := s.landing(exec, req.Subjects)
 	req.Reason += landingNote(s.cwd, landing)
 	sug := policy.Suggest(ruleName(exec), landing.Subjects(req.Subjects), s.cwd)
+	if escalated, _ := unsandboxed(req.Subjects); escalated {
+		// Leaving the sandbox is approved once, never remembered.
+		sug = policy.Suggestion{}
+	}
 	pv := ap.preview(ctx, exec)
 	if len(pv.content) > 0 {
 		// The card shows the pending diff too, not only the request

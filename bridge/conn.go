@@ -404,6 +404,15 @@ func (c *conn) setConfigOption(_ context.Context, p *acp.SetSessionConfigOptionR
 	if err != nil {
 		return nil, err
 	}
+	if p.ConfigID == ConfigSandbox {
+		if p.Value.Bool != nil {
+			return nil, invalidParams("the sandbox option takes workspace-write, read-only or off")
+		}
+		if err := s.setSandboxMode(p.Value.ID); err != nil {
+			return nil, err
+		}
+		return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
+	}
 	if p.ConfigID != ConfigMode {
 		if err := s.setLoopOption(p.ConfigID, p.Value.ID, p.Value.Bool != nil); err != nil {
 			return nil, err

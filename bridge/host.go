@@ -15,6 +15,7 @@ import (
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // turnHost is the [host.Host] of one tool call of a turn. It holds the
@@ -69,6 +70,9 @@ func (h *turnHost) Roots() []string   { return slices.Clone(h.sess.roots) }
 
 // Files goes through the editor for each operation the client advertised
 // (so unsaved buffers count) and to the local disk otherwise.
+// Sandbox implements [host.Sandboxing].
+func (h *turnHost) Sandbox() (sandbox.Policy, bool, error) { return h.sess.sandboxPolicy() }
+
 func (h *turnHost) Files() host.Files { return &sessionFiles{s: h.sess} }
 
 // Terminals offers editor terminals only when the client advertised them.
@@ -257,6 +261,11 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 		SessionID: s.id,
 		Command:   "bash",
 		Args:      []string{"-c", req.Command},
+	}
+	if len(req.Launcher) > 0 {
+		// The editor starts the sandbox launcher, which runs the command.
+		create.Command = req.Launcher[0]
+		create.Args = append(slices.Clone(req.Launcher[1:]), append([]string{"bash"}, create.Args...)...)
 	}
 	cwd := req.Cwd
 	if cwd == "" {

@@ -73,6 +73,7 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 		CurrentValue: s.currentMode(),
 		Options:      acp.SelectOptions{Flat: opts},
 	}}}
+	list = append(list, s.sandboxConfigOption())
 	if lc, ok := s.agent.opts.Loop.(SessionConfigurer); ok {
 		list = append(list, lc.SessionConfigOptions(s.id)...)
 	}
@@ -111,6 +112,7 @@ func (a *Agent) install() {
 	}
 	must(a.pipeline.AddPre(ListenerPlanMode, a.planMode, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerDenyRules, a.denyRules, pipeline.Last))
+	must(a.pipeline.AddPre(ListenerEscalation, a.escalationListener, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerRoots, a.rootsListener, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerRules, a.rulesListener, pipeline.Last))
 	must(a.pipeline.AddPre(ListenerMode, a.modeListener, pipeline.Last))

@@ -19,6 +19,7 @@ import (
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // session is one active ACP session of a connection.
@@ -36,6 +37,9 @@ type session struct {
 
 	mu         sync.Mutex
 	mode       string
+	// sandboxMode is the session's choice of sandbox mode ("" follows
+	// the settings).
+	sandboxMode sandbox.Mode
 	title      string
 	updatedAt  time.Time
 	history    []json.RawMessage

@@ -182,12 +182,23 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		Locations:  s.locations(view.Locations),
 		RawInput:   rawInput(call.Arguments),
 	}
+	meta := map[string]any{}
 	if view.Kind == presentation.KindExecute && s.conn.features.tier2() {
 		// Tier 2: announce the display terminal on the tool_call itself, so
 		// the client knows the id before any output chunk names it.
 		oc.terminal = true
 		tc.Content = []acp.ToolCallContent{acp.Terminal(id)}
-		tc.Meta = metaJSON(map[string]any{"terminal_info": map[string]any{"terminal_id": id, "cwd": s.cwd}})
+		meta["terminal_info"] = map[string]any{"terminal_id": id, "cwd": s.cwd}
+	}
+	if def != nil && def.Subjects != nil {
+		// A command's card says what sandbox it runs in.
+		if subjects := safeSubjects(def, pc); hasCommand(subjects) {
+			sb, _ := s.sandboxMeta(subjects)
+			meta[MetaKey] = map[string]any{"sandbox": sb}
+		}
+	}
+	if len(meta) > 0 {
+		tc.Meta = metaJSON(meta)
 	}
 
 	t.mu.Lock()
@@ -422,6 +433,16 @@ func rawOutput(res registry.Result) json.RawMessage {
 		b, _ = json.Marshal(map[string]string{"error": err.Error()})
 	}
 	return b
+}
+
+// safeSubjects is the call's subjects; a hook that panics yields none.
+func safeSubjects(def *registry.Definition, c presentCall) (subjects []registry.Subject) {
+	defer func() {
+		if recover() != nil {
+			subjects = nil
+		}
+	}()
+	return def.Subjects(c)
 }
 
 func metaJSON(v any) acp.Meta {
