@@ -19,7 +19,7 @@ import (
 )
 
 type shellArgs struct {
-	Command       string `json:"command"`
+	Command       string  `json:"command"`
 	Escalate      *bool   `json:"escalate,omitempty"`
 	Justification *string `json:"justification,omitempty"`
 }

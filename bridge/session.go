@@ -35,19 +35,19 @@ type session struct {
 	log *logWriter // nil without a state directory
 	mcp io.Closer  // the session's MCP connections, if any
 
-	mu         sync.Mutex
-	mode       string
+	mu   sync.Mutex
+	mode string
 	// sandboxMode is the session's choice of sandbox mode ("" follows
 	// the settings).
 	sandboxMode sandbox.Mode
-	title      string
-	updatedAt  time.Time
-	history    []json.RawMessage
-	remembered policy.RuleSet // allow_always / reject_always grants
-	callIDs    map[string]struct{}
-	nextMsg    int
-	turn       *Turn // the running turn, nil when idle
-	closed     bool
+	title       string
+	updatedAt   time.Time
+	history     []json.RawMessage
+	remembered  policy.RuleSet // allow_always / reject_always grants
+	callIDs     map[string]struct{}
+	nextMsg     int
+	turn        *Turn // the running turn, nil when idle
+	closed      bool
 	// sessionTools names the session's tools from Options.SessionTools in
 	// the registry.
 	sessionTools []string
