@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -21,6 +22,7 @@ import (
 	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/sandbox"
 	"github.com/dsh-tools/dshd/tools"
 )
 
@@ -29,6 +31,8 @@ import (
 var version string
 
 func main() {
+	// `dshd __sandbox …` is the sandbox launcher, not the daemon.
+	sandbox.RunIfLauncher()
 	// The protocol owns the real stdout; anything else printed by mistake
 	// goes to stderr instead of corrupting the stream.
 	protocolOut := os.Stdout
@@ -92,6 +96,8 @@ type daemon struct {
 	taskTool *registry.Definition
 	agent    *bridge.Agent
 	project  *instructions.Library
+	// mcpSandboxed is sandbox.mcpServers: stdio MCP servers start sandboxed.
+	mcpSandboxed atomic.Bool
 }
 
 func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
@@ -137,6 +143,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		return nil, err
 	}
 
+	d.mcpSandboxed.Store(s.Sandbox.MCPServers != nil && *s.Sandbox.MCPServers)
 	d.registry = registry.New()
 	d.jobs = tools.NewJobs(0)
 	if err := d.registry.SetGlobal(tools.Builtin(toolOptions(s, d.jobs))...); err != nil {
@@ -157,7 +164,8 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		AgentInfo:   acp.Implementation{Name: "dshd", Title: acp.Ptr("dshd"), Version: versionString()},
 		Prompt:      d.loop.PromptCapabilities(),
 		MCPHTTP:     true,
-		MCP:         mcpConnector{version: versionString()},
+		MCP:         &mcpConnector{version: versionString(), sandbox: d.mcpSandbox},
+		Sandbox:     sandboxOptions(s, d.home, d.sandboxProtected()),
 		Rules:       ruleSet(s, d.home),
 		DefaultMode: s.Permissions.DefaultMode,
 		// Always allow / Always reject answers outlive the session: in
@@ -192,6 +200,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	})
 	d.taskTool = task.New(task.Options{Loop: d.loop, Registry: d.registry, Pipeline: d.agent.Pipeline()})
 	d.live.OnChange(d.apply)
+	d.warnSandbox(s)
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
 }
@@ -216,6 +225,10 @@ func (d *daemon) apply(files config.Settings) {
 	}
 	d.registry.SetRestrictions(restriction(s))
 	d.project.SetBudget(s.Instructions.BudgetBytes)
+	if err := d.agent.SetSandbox(sandboxOptions(s, d.home, d.sandboxProtected())); err != nil {
+		d.log.Error("sandbox settings not applied", "err", err)
+	}
+	d.mcpSandboxed.Store(s.Sandbox.MCPServers != nil && *s.Sandbox.MCPServers)
 	// The restrictions do not reach session tools (task, skill): recompute
 	// them.
 	d.agent.RefreshSessionTools()

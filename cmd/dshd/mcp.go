@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
@@ -15,12 +17,28 @@ import (
 // load and resume, through tools/mcp, and follows their tool list changes.
 type mcpConnector struct {
 	version string
+	// sandbox, when set, returns the launcher prefix stdio servers run
+	// under (nil: unsandboxed), or why none may start.
+	sandbox func(bridge.SessionInfo) ([]string, error)
 }
 
-var _ bridge.MCPConnector = mcpConnector{}
+var _ bridge.MCPConnector = (*mcpConnector)(nil)
 
-func (c mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
+func (c *mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
 	var configs []mcp.ServerConfig
+	var launcher []string
+	var errs []error
+	if c.sandbox != nil {
+		var err error
+		if launcher, err = c.sandbox(session); err != nil {
+			// A required sandbox that cannot run: no stdio server starts.
+			errs = append(errs, fmt.Errorf("stdio MCP servers not started: %w", err))
+			servers = slices.DeleteFunc(slices.Clone(servers), func(s acp.McpServer) bool {
+				_, stdio := s.Value.(*acp.McpServerStdio)
+				return stdio
+			})
+		}
+	}
 	for _, s := range servers {
 		switch v := s.Value.(type) {
 		case *acp.McpServerStdio:
@@ -28,16 +46,20 @@ func (c mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, s
 			for _, e := range v.Env {
 				env[e.Name] = e.Value
 			}
-			configs = append(configs, mcp.ServerConfig{Name: v.Name, Type: mcp.TypeStdio, Command: v.Command, Args: v.Args, Env: env})
+			command, args := v.Command, v.Args
+			if len(launcher) > 0 {
+				command, args = launcher[0], append(append(slices.Clone(launcher[1:]), v.Command), v.Args...)
+			}
+			configs = append(configs, mcp.ServerConfig{Name: v.Name, Type: mcp.TypeStdio, Command: command, Args: args, Env: env})
 		case *acp.McpServerHTTP:
 			configs = append(configs, mcp.ServerConfig{Name: v.Name, Type: mcp.TypeHTTP, URL: v.URL, Headers: headers(v.Headers)})
 		}
 	}
 	if len(configs) == 0 {
-		return nil, nil, nil
+		return nil, nil, errs
 	}
-	conns, errs := mcp.Connect(ctx, configs, mcp.Options{Dir: session.Cwd, Stderr: os.Stderr, ClientName: "dshd", ClientVersion: c.version, OnToolsChanged: changed})
-	return conns.Tools(), conns, errs
+	conns, cerrs := mcp.Connect(ctx, configs, mcp.Options{Dir: session.Cwd, Stderr: os.Stderr, ClientName: "dshd", ClientVersion: c.version, OnToolsChanged: changed})
+	return conns.Tools(), conns, append(errs, cerrs...)
 }
 
 func headers(hs []acp.HTTPHeader) map[string]string {

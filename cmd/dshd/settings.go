@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/sandbox"
 	"github.com/dsh-tools/dshd/tools"
 )
 
@@ -39,6 +43,16 @@ func validateSettings(s *config.Settings) error {
 	case "", "script", "openai", "anthropic":
 	default:
 		return &config.ValueError{Value: p, Err: fmt.Errorf("model.provider: want script, openai or anthropic")}
+	}
+	if m := s.Sandbox.Mode; m != "" {
+		if _, err := sandbox.ParseMode(m); err != nil {
+			return &config.ValueError{Value: m, Err: fmt.Errorf("sandbox.mode: %w", err)}
+		}
+	}
+	for _, r := range s.Sandbox.WritableRoots {
+		if !filepath.IsAbs(r) && !strings.HasPrefix(r, "~/") {
+			return &config.ValueError{Value: r, Err: errors.New("sandbox.writableRoots: want an absolute path or one starting with ~/")}
+		}
 	}
 	if s.MaxTurnRequests < 0 {
 		return fmt.Errorf("maxTurnRequests must not be negative")
