@@ -50,24 +50,23 @@ func (d *daemon) sandboxProtected() []string {
 }
 
 // warnSandbox says once, at start-up, when commands cannot be sandboxed
-// as configured. The probe starts the launcher once, so it runs off the
-// start-up path.
+// as configured. The probe starts the launcher once; it runs before the
+// connection is served, so that no probe is in flight while the daemon
+// works (and the editor's first session/new, which shows the sandbox
+// option, does not wait for it).
 func (d *daemon) warnSandbox(s config.Settings) {
 	if s.Sandbox.Mode == string(sandbox.ModeOff) {
 		return
 	}
 	required := s.Sandbox.Required != nil && *s.Sandbox.Required
-	go func() {
-		a := d.agent.SandboxAvailability()
-		switch {
-		case !a.Available() && required:
-			d.log.Warn("the OS sandbox cannot run here and sandbox.required is set: commands will be refused", "reason", a.Reason)
-		case !a.Available():
-			d.log.Warn("the OS sandbox cannot run here: commands run under the text guards only (sandbox.required: true refuses them instead)", "reason", a.Reason)
-		case !a.Namespaces:
-			d.log.Warn("the OS sandbox runs without namespaces", "reason", a.Reason)
-		}
-	}()
+	switch a := d.agent.SandboxAvailability(); {
+	case !a.Available() && required:
+		d.log.Warn("the OS sandbox cannot run here and sandbox.required is set: commands will be refused", "reason", a.Reason)
+	case !a.Available():
+		d.log.Warn("the OS sandbox cannot run here: commands run under the text guards only (sandbox.required: true refuses them instead)", "reason", a.Reason)
+	case !a.Namespaces:
+		d.log.Warn("the OS sandbox runs without namespaces", "reason", a.Reason)
+	}
 }
 
 // mcpSandbox is the launcher argv prefix for a session's stdio MCP
