@@ -111,25 +111,43 @@ func (s *session) setSandboxMode(id string) error {
 // when it runs unsandboxed (mode off, or the sandbox cannot run here and
 // is not required); err when it is required and cannot run.
 func (s *session) sandboxPolicy() (p sandbox.Policy, ok bool, err error) {
-	o := s.agent.sandboxOptions()
-	p = sandbox.Policy{
-		Mode:          s.currentSandboxMode(),
-		Network:       !o.NoNetwork,
-		WritableRoots: append(slices.Clone(s.roots), o.WritableRoots...),
+	return s.agent.sandboxPolicy(s.roots, s.currentSandboxMode())
+}
+
+// SandboxPolicy is the policy of a command run for a session with these
+// roots in the configured mode (for processes the bridge does not start
+// itself, such as stdio MCP servers); ok and err as for
+// [host.Sandboxing].
+func (a *Agent) SandboxPolicy(roots []string) (p sandbox.Policy, ok bool, err error) {
+	return a.sandboxPolicy(roots, "")
+}
+
+func (a *Agent) sandboxPolicy(roots []string, mode sandbox.Mode) (p sandbox.Policy, ok bool, err error) {
+	o := a.sandboxOptions()
+	if mode == "" {
+		mode = o.Mode
 	}
-	for _, r := range s.roots {
+	if mode == "" {
+		mode = sandbox.ModeWorkspaceWrite
+	}
+	p = sandbox.Policy{
+		Mode:          mode,
+		Network:       !o.NoNetwork,
+		WritableRoots: append(slices.Clone(roots), o.WritableRoots...),
+	}
+	for _, r := range roots {
 		p.Protected = append(p.Protected, filepath.Join(r, ".git"), filepath.Join(r, ".dshd"))
 	}
-	if d := s.agent.opts.StateDir; d != "" {
+	if d := a.opts.StateDir; d != "" {
 		p.Protected = append(p.Protected, d)
 	}
 	p.Protected = append(p.Protected, o.Protected...)
 	if p.Mode == sandbox.ModeOff {
 		return p, false, nil
 	}
-	if a := s.agent.SandboxAvailability(); !a.Available() {
+	if av := a.SandboxAvailability(); !av.Available() {
 		if o.Required {
-			return p, false, fmt.Errorf("sandbox.required is set and the OS sandbox cannot run here: %s", a.Reason)
+			return p, false, fmt.Errorf("sandbox.required is set and the OS sandbox cannot run here: %s", av.Reason)
 		}
 		return p, false, nil
 	}
