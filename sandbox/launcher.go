@@ -20,11 +20,26 @@ var launcher struct {
 	path string
 }
 
+// init runs the launcher before the rest of the program is initialised: Go
+// initialises packages in import-path order once their imports are, so
+// this package's init comes before those of the heavy dependencies a
+// daemon links (a JSON Schema validator compiling its meta-schemas, the MCP
+// SDK's), which would otherwise add tens of milliseconds to every command.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == LauncherCommand {
+		if exe, err := os.Executable(); err == nil {
+			SetLauncher(exe)
+		}
+		os.Exit(Main(os.Args[2:]))
+	}
+}
+
 // RunIfLauncher makes this process the launcher when it was started as
 // one (os.Args[1] is [LauncherCommand]): it applies the sandbox and execs
-// the command, never returning. Otherwise it records this executable as
-// the launcher for [Command] and [Wrap] and returns. Call it first thing
-// in main, and in TestMain of tests that start sandboxed commands.
+// the command, never returning (the package's init already does that for
+// any program that links it). Otherwise it records this executable as the
+// launcher for [Command] and [Wrap] and returns. Call it first thing in
+// main, and in TestMain of tests that start sandboxed commands.
 func RunIfLauncher() {
 	if exe, err := os.Executable(); err == nil {
 		SetLauncher(exe)
