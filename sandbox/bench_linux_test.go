@@ -3,17 +3,41 @@
 package sandbox_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/sandbox"
 )
 
+// dshdLauncher builds dshd once and makes it the launcher: what a
+// command's start costs is the real binary's, not this test binary's.
+var dshdLauncher = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "dshd-bench-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "dshd")
+	return bin, testsupport.GoBuild(bin, "./cmd/dshd", false)
+})
+
 // BenchmarkStart measures what the launcher adds to a command's start:
-// `true` run directly and under each way of sandboxing it, in one run.
+// `true` run directly and under each way of sandboxing it, in one run,
+// with the dshd binary as the launcher.
 func BenchmarkStart(b *testing.B) {
+	bin, err := dshdLauncher()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(bin))
+	sandbox.SetLauncher(bin)
+	defer sandbox.RunIfLauncher() // back to this test binary
 	dir := b.TempDir()
-	ws := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{dir}}
+	ws := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{dir},
+		Protected: []string{filepath.Join(dir, ".git"), filepath.Join(dir, ".dshd")}}
 	noNet := ws
 	noNet.Network = false
 	ro := ws
@@ -26,6 +50,7 @@ func BenchmarkStart(b *testing.B) {
 		{"sandboxed", sandboxed(b, ws)},
 		{"sandboxed-no-network", sandboxed(b, noNet)},
 		{"sandboxed-read-only", sandboxed(b, ro)},
+		{"terminal-wrap", wrapped(b, ws)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.name != "direct" {
@@ -46,6 +71,20 @@ func sandboxed(b *testing.B, p sandbox.Policy) func() *exec.Cmd {
 		if err != nil {
 			b.Fatal(err)
 		}
+		cmd.Dir = p.WritableRoots[0]
+		return cmd
+	}
+}
+
+// wrapped is how an editor terminal starts a command: the launcher's
+// outer stage, which enters the namespaces itself.
+func wrapped(b *testing.B, p sandbox.Policy) func() *exec.Cmd {
+	return func() *exec.Cmd {
+		argv, err := sandbox.Wrap(p, []string{"true"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = p.WritableRoots[0]
 		return cmd
 	}

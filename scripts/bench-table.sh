@@ -43,6 +43,7 @@ bridge/sessionlog BenchmarkAppend bridge/sessionlog BenchmarkMarshalReference
 e2e BenchmarkTurn1000Calls/allowed bridge BenchmarkTurn1000Calls
 e2e BenchmarkTurn1000Calls/asked bridge BenchmarkTurn1000CallsAsked
 e2e BenchmarkStartup/echo-jsonschema e2e BenchmarkStartup/echo p50-ns
+sandbox BenchmarkStart/ sandbox BenchmarkStart/direct
 e2e BenchmarkMemory/idle e2e BenchmarkMemory/echo-idle peak-RSS-MB
 e2e BenchmarkMemory/turn1000 e2e BenchmarkMemory/echo-idle peak-RSS-MB
 e2e BenchmarkMemory/sessions50 e2e BenchmarkMemory/echo-idle peak-RSS-MB
