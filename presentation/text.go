@@ -16,21 +16,57 @@ func ConsoleFallback(card *TerminalCard) string {
 	if card == nil {
 		return ""
 	}
-	fence := strings.Repeat("`", max(3, longestRun(card.Output, '`')+1))
+	block := CodeBlock("console", card.Output)
+	if status := ExitStatus(card); status != "" {
+		return block + "\n\n" + status
+	}
+	return block
+}
+
+// CodeBlock fences text as a Markdown code block with the info string
+// lang (may be empty). The fence is longer than any backtick run in text,
+// so the text can never close it early.
+func CodeBlock(lang, text string) string {
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 	var b strings.Builder
-	b.Grow(len(card.Output) + 2*len(fence) + 40)
+	b.Grow(len(text) + 2*len(fence) + len(lang) + 2)
 	b.WriteString(fence)
-	b.WriteString("console\n")
-	b.WriteString(card.Output)
-	if card.Output != "" && !strings.HasSuffix(card.Output, "\n") {
+	b.WriteString(lang)
+	b.WriteByte('\n')
+	b.WriteString(text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
 		b.WriteByte('\n')
 	}
 	b.WriteString(fence)
-	if status := ExitStatus(card); status != "" {
-		b.WriteString("\n\n")
-		b.WriteString(status)
-	}
 	return b.String()
+}
+
+// languages maps file extensions to the code block info strings editors
+// highlight.
+var languages = map[string]string{
+	".go": "go", ".mod": "go", ".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".jsx": "jsx", ".ts": "typescript", ".tsx": "tsx", ".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp",
+	".cpp": "cpp", ".hpp": "cpp", ".java": "java", ".kt": "kotlin", ".swift": "swift", ".rb": "ruby",
+	".php": "php", ".cs": "csharp", ".lua": "lua", ".sh": "bash", ".bash": "bash", ".zsh": "zsh",
+	".fish": "fish", ".ps1": "powershell", ".md": "markdown", ".markdown": "markdown", ".json": "json",
+	".jsonl": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".xml": "xml",
+	".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".sql": "sql", ".proto": "protobuf",
+	".tf": "hcl", ".nix": "nix", ".zig": "zig", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang",
+	".hs": "haskell", ".ml": "ocaml", ".scala": "scala", ".dart": "dart", ".r": "r", ".vue": "vue",
+	".svelte": "svelte", ".diff": "diff", ".patch": "diff", ".dockerfile": "dockerfile",
+}
+
+// LanguageOf returns the code block info string for a file by its name
+// ("go" for main.go, "makefile" for Makefile), or "" when unknown.
+func LanguageOf(path string) string {
+	base := filepath.Base(path)
+	switch strings.ToLower(base) {
+	case "makefile", "gnumakefile":
+		return "makefile"
+	case "dockerfile", "containerfile":
+		return "dockerfile"
+	}
+	return languages[strings.ToLower(filepath.Ext(base))]
 }
 
 // ExitStatus describes how a terminal card's command ended when that is

@@ -94,6 +94,25 @@ func NumberLines(text string, first, maxLineBytes, maxBytes int) (out string, li
 	return sb.String(), lines, false
 }
 
+// UnnumberLines undoes [NumberLines] for display: text is the lines
+// without their numbers, note the text after them (the read tool's
+// "[Showing lines …]" remark), trimmed. ok is false when out does not
+// start with a numbered line.
+func UnnumberLines(out string) (text, note string, ok bool) {
+	var sb strings.Builder
+	for out != "" {
+		line, rest, _ := strings.Cut(out, "\n")
+		num, body, found := strings.Cut(line, "\t")
+		if !found || strings.TrimLeft(num, " ") == "" || strings.Trim(num, " 0123456789") != "" {
+			break
+		}
+		sb.WriteString(body)
+		sb.WriteByte('\n')
+		out, ok = rest, true
+	}
+	return sb.String(), strings.TrimSpace(out), ok
+}
+
 // absPath makes p absolute against cwd, lexically, for display only: a
 // tool opens the landing its host gives it ([host.Host.Land]), never this.
 func absPath(cwd, p string) string {

@@ -41,13 +41,30 @@ func (t *toolset) readTool() *registry.Definition {
 			}
 			return presentation.CallView{Title: title, Kind: presentation.KindRead, Locations: location(call, a.Path, a.Offset)}
 		},
-		PresentResult: func(call registry.Call, a ReadArgs, r registry.Result) *presentation.ResultView {
-			return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
-		},
+		PresentResult: presentRead,
 		Subjects: func(call registry.Call, a ReadArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path}}
 		},
 	}, t.read)
+}
+
+// presentRead shows a read for a person: the file's text in a code block
+// of its language, as the model saw it but without the line numbers
+// (clients trim the numbered form into misaligned columns), followed by
+// the note saying where the file continues. Failures show their message.
+func presentRead(_ registry.Call, a ReadArgs, r registry.Result) *presentation.ResultView {
+	if r.IsError || len(r.Content) != 1 || r.Content[0].Type != presentation.ContentText {
+		return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
+	}
+	text, note, ok := UnnumberLines(r.Content[0].Text)
+	if !ok {
+		return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
+	}
+	content := []presentation.Content{presentation.Text(presentation.CodeBlock(presentation.LanguageOf(a.Path), text))}
+	if note != "" {
+		content = append(content, presentation.Text(note))
+	}
+	return &presentation.ResultView{Card: &presentation.GenericCard{Content: content}}
 }
 
 func (t *toolset) read(ctx context.Context, call registry.Call, a ReadArgs) (registry.Result, error) {

@@ -375,3 +375,56 @@ func TestSessionHasOneWriter(t *testing.T) {
 	acptest.CheckSchema(t, q.client.Recorder)
 	q.stop(t)
 }
+
+// TestReadCardThroughTheBinary: the read tool's card follows the file (an
+// absolute location on the announcement, the permission-free read) and
+// shows its text as a code block of its language, not the model's
+// line-numbered form.
+func TestReadCardThroughTheBinary(t *testing.T) {
+	ctx := testContext(t)
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# Scratch\nhello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"turns": [{"responses": [
+		{"toolCalls": [{"id": "r1", "name": "read", "arguments": {"path": "README.md"}}]},
+		{"text": "done"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, cwd, "--state-dir", t.TempDir(), "--script", script)
+	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("read it")}}); err != nil {
+		t.Fatal(err)
+	}
+	var announced *acp.ToolCall
+	var final *acp.ToolCallUpdate
+	for _, n := range p.client.Updates() {
+		switch u := n.Update.Value.(type) {
+		case *acp.ToolCall:
+			announced = u
+		case *acp.ToolCallUpdate:
+			if u.Status != nil && *u.Status == acp.ToolCallCompleted {
+				final = u
+			}
+		}
+	}
+	if announced == nil || announced.Kind != acp.ToolKindRead || len(announced.Locations) != 1 || announced.Locations[0].Path != filepath.Join(cwd, "README.md") {
+		t.Errorf("announced %+v, want a read card located at README.md", announced)
+	}
+	if final == nil || len(final.Content) == 0 {
+		t.Fatalf("final update %+v", final)
+	}
+	block, _ := final.Content[0].Value.(*acp.ToolCallContentBlock)
+	if text, _ := block.Content.Value.(*acp.TextContent); text == nil || text.Text != "```markdown\n# Scratch\nhello\n```" {
+		t.Errorf("read card shows %+v, want the file as a markdown block", final.Content[0].Value)
+	}
+	acptest.CheckSchema(t, p.client.Recorder)
+	p.stop(t)
+}

@@ -7,9 +7,10 @@ import (
 
 // DemoJSON is the built-in demo script, used when no provider is
 // configured. It shows every card: a plan, a read, a write, an edit with a
-// diff (which asks permission in the default mode) and a command with a
-// live terminal. It works in any directory: it edits only a scratch file,
-// dshd-demo.txt, that it writes first.
+// diff (which asks permission in the default mode) and a command with its
+// output (in the editor's terminal when it offers one; the demo's texts
+// promise no more). It works in any directory: it edits only a scratch
+// file, dshd-demo.txt, that it writes first.
 //
 //go:embed demo.json
 var DemoJSON []byte

@@ -216,3 +216,12 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDemoPromisesNoTerminal: the demo runs for clients with and without
+// terminals, so it promises none ("a live terminal" was shown to clients
+// that have no terminal).
+func TestDemoPromisesNoTerminal(t *testing.T) {
+	if bytes.Contains(bytes.ToLower(DemoJSON), []byte("live terminal")) {
+		t.Error(`the demo script promises "a live terminal" to every client`)
+	}
+}
