@@ -115,7 +115,7 @@ var grepPatterns = []struct{ name, expr string }{
 	{"literal", `ErrUnexpectedEOF`},
 	{"regexp", `func \(\w+ \*Reader\) Read`},
 	{"ignorecase", `(?i)deadline exceeded`},
-	{"noliteral", `\w+Reader\w*\(`},
+	{"noliteral", `[A-Z][a-z]+[0-9]{4}`},
 }
 
 // rgArgs make ripgrep search what Grep searches: hidden files too, and
