@@ -171,3 +171,35 @@ func waitMode(t *testing.T, changes <-chan Settings, want string) {
 		}
 	}
 }
+
+// TestWatchIgnoresRememberedAnswers: the daemon writes the project's
+// remembered answers (.dshd/settings.local.json, its .gitignore and lock)
+// by temporary file and rename into the watched directory; that is not a
+// settings change and reloads nothing, while settings.json beside it still
+// reloads.
+func TestWatchIgnoresRememberedAnswers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".dshd")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "settings.json")
+	writeFile(t, p, `{"permissions":{"defaultMode":"acceptEdits"}}`)
+	_, changes, watched := startWatch(t, p)
+	waitWatched(t, watched, dir)
+	for _, name := range []string{".gitignore", "settings.local.json", "settings.local.json.lock"} {
+		tmp := filepath.Join(dir, "."+name+".tmp-1")
+		writeFile(t, tmp, `{"permissions":{"allow":["read"]}}`)
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, p, `{"permissions":{"defaultMode":"plan"}}`)
+	select {
+	case s := <-changes:
+		if s.Permissions.DefaultMode != "plan" || len(s.Permissions.Allow) != 0 {
+			t.Fatalf("a reload for the remembered answers: %+v", s.Permissions)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reload for settings.json")
+	}
+}
