@@ -1,0 +1,123 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/sandbox"
+)
+
+// TestCommandsAreSandboxedThroughTheBinary: through the real binary, a
+// foreground command, a background job and a command in an editor
+// terminal (the acptest terminal host, which runs what terminal/create
+// names) all run in the sandbox: they cannot write outside the workspace
+// nor .git/config, even with a computed path that the text guard cannot
+// read, while writing the workspace works.
+func TestCommandsAreSandboxedThroughTheBinary(t *testing.T) {
+	if a := sandbox.Probe(); !a.Available() && os.Getenv("DSHD_SANDBOX_TESTS") == "skip" {
+		t.Skip("DSHD_SANDBOX_TESTS=skip")
+	}
+	outside, err := os.MkdirTemp(".", "testoutside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, _ = filepath.Abs(outside)
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	// The paths are computed by printf from octal escapes, so that the
+	// protected-path text guard cannot see them.
+	octal := func(s string) string {
+		var sb strings.Builder
+		for _, b := range []byte(s) {
+			fmt.Fprintf(&sb, `\%03o`, b)
+		}
+		return sb.String()
+	}
+	attack := func(tag string) string {
+		return fmt.Sprintf(`echo ok > made-%[1]s; echo pwned > "$(printf '%[2]s')"; echo pwned >> "$(printf '%[3]s')"; echo done-%[1]s`,
+			tag, octal(filepath.Join(outside, tag)), octal(".git/config"))
+	}
+	script := map[string]any{"turns": []any{
+		map[string]any{"match": "fg", "responses": []any{
+			map[string]any{"toolCalls": []any{map[string]any{"id": "fg1", "name": "bash", "arguments": map[string]any{"command": attack("fg")}}}},
+			map[string]any{"text": "ok"}}},
+		map[string]any{"match": "bg", "responses": []any{
+			map[string]any{"toolCalls": []any{map[string]any{"id": "bg1", "name": "bash", "arguments": map[string]any{"command": attack("bg"), "runInBackground": true}}}},
+			map[string]any{"toolCalls": []any{map[string]any{"id": "bg2", "name": "bash_output", "arguments": map[string]any{"id": "bash_1", "wait": 60}}}},
+			map[string]any{"text": "ok"}}},
+		map[string]any{"match": "term", "responses": []any{
+			map[string]any{"toolCalls": []any{map[string]any{"id": "tm1", "name": "bash", "arguments": map[string]any{"command": attack("term")}}}},
+			map[string]any{"text": "ok"}}},
+	}}
+	raw, _ := json.Marshal(script)
+	dir := t.TempDir()
+	scriptFile := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(scriptFile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ prompt, callID string }{{"fg", "fg1"}, {"bg", "bg2"}, {"term", "tm1"}} {
+		t.Run(tc.prompt, func(t *testing.T) {
+			cwd := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cwd, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := start(t, cwd, "--script", scriptFile, "--state-dir", t.TempDir())
+			caps := acp.ClientCapabilities{}
+			terms := &acptest.ExecTerminals{}
+			if tc.prompt == "term" {
+				p.client.Terminals = terms
+				caps.Terminal = true
+			}
+			ctx := testContext(t)
+			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text(tc.prompt)}}); err != nil {
+				t.Fatal(err)
+			}
+			out := lastRawOutput(p.client, tc.callID)
+			if !strings.Contains(out, "done-"+tc.prompt) {
+				t.Fatalf("the command did not run to its end: %s", out)
+			}
+			if b, err := os.ReadFile(filepath.Join(cwd, "made-"+tc.prompt)); err != nil || string(b) != "ok\n" {
+				t.Errorf("the workspace write failed: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(outside, tc.prompt)); err == nil {
+				t.Errorf("the command wrote outside the workspace: %s", out)
+			}
+			if b, _ := os.ReadFile(filepath.Join(cwd, ".git", "config")); string(b) != "[core]\n" {
+				t.Errorf(".git/config is now %q", b)
+			}
+			if tc.prompt == "term" {
+				var created *acp.CreateTerminalRequest
+				for _, e := range p.client.Recorder.Entries() {
+					var m struct {
+						Method string                    `json:"method"`
+						Params acp.CreateTerminalRequest `json:"params"`
+					}
+					if json.Unmarshal(e.Msg, &m) == nil && m.Method == acp.MethodTerminalCreate {
+						created = &m.Params
+					}
+				}
+				if created == nil || created.Command != binary || !strings.Contains(strings.Join(created.Args, " "), sandbox.LauncherCommand) ||
+					created.Args[len(created.Args)-1] != attack("term") {
+					t.Errorf("terminal/create = %+v, want the launcher with the command after it", created)
+				}
+			}
+		})
+	}
+}
