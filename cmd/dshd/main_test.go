@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -37,6 +38,12 @@ type process struct {
 // start runs the built binary in cwd with an empty user configuration.
 func start(t *testing.T, cwd string, args ...string) *process {
 	t.Helper()
+	return startWith(t, cwd, &acptest.Client{Permission: acptest.AllowOnce}, args...)
+}
+
+// startWith is start with a client of the caller's (say, with terminals).
+func startWith(t *testing.T, cwd string, client *acptest.Client, args ...string) *process {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = cwd
@@ -54,7 +61,7 @@ func start(t *testing.T, cwd string, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p.client = &acptest.Client{Permission: acptest.AllowOnce}
+	p.client = client
 	p.conn = p.client.Serve(ctx, pipes{ReadCloser: stdout, w: p.stdin})
 	t.Cleanup(func() {
 		cancel()
@@ -424,6 +431,58 @@ func TestReadCardThroughTheBinary(t *testing.T) {
 	block, _ := final.Content[0].Value.(*acp.ToolCallContentBlock)
 	if text, _ := block.Content.Value.(*acp.TextContent); text == nil || text.Text != "```markdown\n# Scratch\nhello\n```" {
 		t.Errorf("read card shows %+v, want the file as a markdown block", final.Content[0].Value)
+	}
+	acptest.CheckSchema(t, p.client.Recorder)
+	p.stop(t)
+}
+
+// TestEditorTerminalCommandLongerThanCleanupDeadline: a command that runs
+// 6 s in a real editor terminal (acptest's ExecTerminals runs it) returns
+// its output to the model and its terminal is released; the clean-up
+// deadline (5 s) once started at terminal/create and expired while the
+// command ran. (bridge's synctest test covers 20 s and a timeout kill on a
+// fake clock; this one is real time, once.)
+func TestEditorTerminalCommandLongerThanCleanupDeadline(t *testing.T) {
+	ctx := testContext(t)
+	cwd := t.TempDir()
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"turns": [{"responses": [
+		{"toolCalls": [{"id": "b1", "name": "bash", "arguments": {"command": "sleep 6; echo six-done"}}]},
+		{"text": "done"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	terms := &acptest.ExecTerminals{}
+	p := startWith(t, cwd, &acptest.Client{Permission: acptest.AllowOnce, Terminals: terms}, "--state-dir", t.TempDir(), "--script", script)
+	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{Terminal: true}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("run it")}}); err != nil {
+		t.Fatal(err)
+	}
+	var final *acp.ToolCallUpdate
+	for _, n := range p.client.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && (*u.Status == acp.ToolCallCompleted || *u.Status == acp.ToolCallFailed) {
+			final = u
+		}
+	}
+	if final == nil || *final.Status != acp.ToolCallCompleted {
+		t.Fatalf("final update %+v", final)
+	}
+	// rawOutput is the result; its content is what the model got.
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(final.RawOutput, &res); err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "six-done") {
+		t.Errorf("the model got %s, not the command's output", final.RawOutput)
+	}
+	if created, released := terms.Created(), terms.Released(); len(created) != 1 || len(released) != 1 || created[0] != released[0] {
+		t.Errorf("terminals created %v, released %v", created, released)
 	}
 	acptest.CheckSchema(t, p.client.Recorder)
 	p.stop(t)
