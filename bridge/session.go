@@ -57,6 +57,7 @@ type session struct {
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
 	undo        undoState // file changes and undos (see undo.go)
+	stored      storedFor // see storedRules
 	// project is the session's share of Options.Instructions, nil
 	// without; set before the session is attached.
 	project *sessionProject
@@ -230,7 +231,7 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 	s.mu.Lock()
 	mine := s.remembered
 	s.mu.Unlock()
-	stored := s.agent.storedRules(s.cwd)
+	stored := s.storedRules(exec)
 	subjects := exec.Subjects()
 	// Paths are judged where they land too: a symlink must neither slip
 	// past a deny rule nor stretch an allow rule (a remembered one above
@@ -248,6 +249,32 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 		v = policy.Strictest(v, rs.EvaluateLanded(c, subjects, l), mine.EvaluateLanded(c, subjects, l), stored.EvaluateLanded(c, subjects, l))
 	}
 	return v
+}
+
+// storedRules are the project's and user's remembered answers for a call.
+// The deny, roots and rules listeners each ask for the verdict; the files
+// are looked at (two stats) once per call, so an answer given in another
+// daemon applies from the next call on. One entry suffices: a call's
+// listeners run one after another.
+func (s *session) storedRules(exec *pipeline.Execution) policy.RuleSet {
+	s.mu.Lock()
+	if s.stored.exec == exec && exec != nil {
+		rs := s.stored.rules
+		s.mu.Unlock()
+		return rs
+	}
+	s.mu.Unlock()
+	rs := s.agent.storedRules(s.cwd)
+	s.mu.Lock()
+	s.stored = storedFor{exec, rs}
+	s.mu.Unlock()
+	return rs
+}
+
+// storedFor is the last call whose stored rules were read.
+type storedFor struct {
+	exec  *pipeline.Execution
+	rules policy.RuleSet
 }
 
 // changesFiles reports whether a call belongs to [policy.ClassEdits]: its

@@ -38,6 +38,14 @@ type Store struct {
 
 	mu    sync.Mutex
 	files map[string]*cached
+	sets  map[string]*cachedSet // by cwd
+}
+
+// cachedSet is the rule set RuleSet built from the files' contents.
+type cachedSet struct {
+	project, user *cached
+	rs            policy.RuleSet
+	errs          []error
 }
 
 // cached is what a file held when it had stamp.
@@ -50,7 +58,7 @@ type cached struct {
 // New returns a store whose user-scope grants live in userFile (empty: no
 // user scope; Add then refuses it).
 func New(userFile string) *Store {
-	return &Store{user: userFile, now: time.Now, files: map[string]*cached{}}
+	return &Store{user: userFile, now: time.Now, files: map[string]*cached{}, sets: map[string]*cachedSet{}}
 }
 
 // File returns the file of a scope for a session in cwd ("" for the session
@@ -79,14 +87,26 @@ func (s *Store) Files(cwd string) []string {
 // the problems of files that could not be used (each a *config.FileError
 // naming the file); such a file contributes no grants.
 func (s *Store) Grants(cwd string) ([]Grant, []error) {
+	var user *cached
+	if s.user != "" {
+		user = s.read(s.user)
+	}
+	return s.grantsOf(s.read(ProjectFile(cwd)), user)
+}
+
+// grantsOf lists the grants of a project file's and a user file's
+// contents (user nil: no user file).
+func (s *Store) grantsOf(project, user *cached) ([]Grant, []error) {
 	var out []Grant
 	var errs []error
-	for _, scope := range []policy.Scope{policy.ScopeProject, policy.ScopeUser} {
-		path := s.File(cwd, scope)
-		if path == "" {
+	for _, f := range []struct {
+		scope policy.Scope
+		c     *cached
+	}{{policy.ScopeProject, project}, {policy.ScopeUser, user}} {
+		scope, c := f.scope, f.c
+		if c == nil {
 			continue
 		}
-		c := s.read(path)
 		if c.err != nil {
 			errs = append(errs, c.err)
 			continue
@@ -102,13 +122,30 @@ func (s *Store) Grants(cwd string) ([]Grant, []error) {
 }
 
 // RuleSet returns the grants for a session in cwd as a rule set bound to
-// cwd, and the problems of unusable files.
+// cwd, and the problems of unusable files. Every permission verdict asks
+// for it, so while the files are unchanged it costs their two stats: the
+// rule set is built once per change and shared, and callers must not
+// modify it.
 func (s *Store) RuleSet(cwd string) (policy.RuleSet, []error) {
-	gs, errs := s.Grants(cwd)
+	var project, user *cached
+	project = s.read(ProjectFile(cwd))
+	if s.user != "" {
+		user = s.read(s.user)
+	}
+	s.mu.Lock()
+	if c := s.sets[cwd]; c != nil && c.project == project && c.user == user {
+		s.mu.Unlock()
+		return c.rs, c.errs
+	}
+	s.mu.Unlock()
+	gs, errs := s.grantsOf(project, user)
 	rs := policy.RuleSet{Cwd: cwd}
 	for _, g := range gs {
 		rs.Add(g.Decision, g.Rule)
 	}
+	s.mu.Lock()
+	s.sets[cwd] = &cachedSet{project: project, user: user, rs: rs, errs: errs}
+	s.mu.Unlock()
 	return rs, errs
 }
 
