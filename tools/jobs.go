@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // ErrNoJob is returned for an id the session has no job under.
@@ -61,6 +63,7 @@ func NewJobs(unreadLimit int) *Jobs {
 
 type job struct {
 	id, session, line string
+	sandbox           *sandbox.Policy
 	p                 *process
 	began             time.Time
 
@@ -75,6 +78,8 @@ type job struct {
 type JobStatus struct {
 	ID      string
 	Command string
+	// Sandbox is the policy the command runs under (nil: unsandboxed).
+	Sandbox *sandbox.Policy
 	Running bool
 	// Output is the output since the previous read.
 	Output string
@@ -134,7 +139,7 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 		started()
 		return "", err
 	}
-	j := &job{id: id, session: session, line: c.Line, p: p, began: time.Now(), done: make(chan struct{})}
+	j := &job{id: id, session: session, line: c.Line, sandbox: c.Sandbox, p: p, began: time.Now(), done: make(chan struct{})}
 	js.mu.Lock()
 	if js.starting[session]--; js.starting[session] == 0 {
 		delete(js.starting, session)
@@ -227,7 +232,7 @@ func (js *Jobs) Read(session, id string) (JobStatus, error) {
 	}
 	j.mu.Lock()
 	st := JobStatus{
-		ID: id, Command: j.line, Running: !finished,
+		ID: id, Command: j.line, Sandbox: j.sandbox, Running: !finished,
 		Output:  strings.ToValidUTF8(string(j.unread), "\uFFFD"),
 		Dropped: j.dropped,
 	}

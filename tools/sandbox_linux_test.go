@@ -130,6 +130,13 @@ func TestBackgroundJobIsSandboxed(t *testing.T) {
 	if !strings.Contains(st.Output, "1") {
 		t.Errorf("output %q", st.Output)
 	}
+	// A background command failing on a denial says it was the sandbox.
+	r = hs.run("bash", BashArgs{Command: "echo pwned > " + victim, RunInBackground: &bg})
+	id = strings.TrimSuffix(strings.Fields(strings.TrimPrefix(text(r), "Started in the background with id "))[0], ".")
+	wait := 30
+	if got := text(hs.run("bash_output", BashOutputArgs{ID: id, Wait: &wait})); !strings.Contains(got, "OS sandbox") || !strings.Contains(got, "escalate") {
+		t.Errorf("bash_output of a denied background command:\n%s", got)
+	}
 }
 
 // The process group and its watchdog work through the launcher: a

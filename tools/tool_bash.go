@@ -321,6 +321,9 @@ func jobStatusResult(st JobStatus) registry.Result {
 		card.Signal = st.Ended.Signal
 	case st.Ended.ExitCode != nil:
 		fmt.Fprintf(&sb, "[ended: exit code %d]", *st.Ended.ExitCode)
+		if *st.Ended.ExitCode != 0 {
+			sb.WriteString(sandboxNote(st.Sandbox, st.Output))
+		}
 		card.ExitCode = st.Ended.ExitCode
 	}
 	r := registry.TextResult(sb.String())
