@@ -3,11 +3,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -119,5 +121,65 @@ func TestCommandsAreSandboxedThroughTheBinary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEscalatedCommandAsksInBypassThroughTheBinary: in bypassPermissions,
+// where nothing else asks, a bash call with escalate: true still asks, says
+// it runs unsandboxed and why, and then runs outside the sandbox.
+func TestEscalatedCommandAsksInBypassThroughTheBinary(t *testing.T) {
+	outside, err := os.MkdirTemp(".", "testoutside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, _ = filepath.Abs(outside)
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	target := filepath.Join(outside, "allowed")
+	script := map[string]any{"turns": []any{map[string]any{"match": "go", "responses": []any{
+		map[string]any{"toolCalls": []any{map[string]any{"id": "e1", "name": "bash", "arguments": map[string]any{
+			"command": "echo ok > " + target, "escalate": true, "justification": "writes the file the user asked for"}}}},
+		map[string]any{"toolCalls": []any{map[string]any{"id": "p1", "name": "bash", "arguments": map[string]any{"command": "echo plain"}}}},
+		map[string]any{"text": "ok"}}}}}
+	raw, _ := json.Marshal(script)
+	dir := t.TempDir()
+	scriptFile, cfg := filepath.Join(dir, "script.json"), filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(scriptFile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"permissions": {"defaultMode": "bypassPermissions"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	p := start(t, cwd, "--script", scriptFile, "--config", cfg, "--state-dir", t.TempDir())
+	var mu sync.Mutex
+	var asked []*acp.RequestPermissionRequest
+	p.client.Permission = func(ctx context.Context, req *acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req)
+		return acptest.AllowOnce(ctx, req)
+	}
+	ctx := testContext(t)
+	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("go")}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0].ToolCall.ToolCallID != "e1" {
+		t.Fatalf("permission requests %d, want exactly the escalated call's", len(asked))
+	}
+	req, _ := json.Marshal(asked[0])
+	if !strings.Contains(string(req), "UNSANDBOXED") || !strings.Contains(string(req), "writes the file the user asked for") {
+		t.Errorf("the request does not say it runs unsandboxed and why: %s", req)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "ok\n" {
+		t.Errorf("the approved escalated command did not run outside the sandbox: %v", err)
 	}
 }
