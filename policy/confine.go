@@ -44,13 +44,29 @@ func Resolve(base, path string) (string, error) {
 		// symlinks in front of it are followed.
 		path = base + string(filepath.Separator) + path
 	}
-	if len(path) >= maxPathBytes {
+	return resolveFrom("", path)
+}
+
+// resolveFrom is [Resolve] of path relative to resolvedBase, an absolute
+// directory that is itself already resolved (symlink-free), so that its
+// own components are not looked at again; with an empty resolvedBase,
+// path must be absolute. An absolute path ignores resolvedBase.
+func resolveFrom(resolvedBase, path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	full := len(path)
+	resolved := string(filepath.Separator)
+	if !filepath.IsAbs(path) {
+		resolved = resolvedBase
+		full += len(resolvedBase) + 1
+	}
+	if full >= maxPathBytes {
 		// The kernel refuses such a path (ENAMETOOLONG); os.Root, which
 		// walks one component at a time, would not.
-		return "", fmt.Errorf("resolve %.60q…: %w (%d bytes, the limit is %d)", path, syscall.ENAMETOOLONG, len(path), maxPathBytes-1)
+		return "", fmt.Errorf("resolve %.60q…: %w (%d bytes, the limit is %d)", path, syscall.ENAMETOOLONG, full, maxPathBytes-1)
 	}
 	rest := pathComponents(path)
-	resolved := string(filepath.Separator)
 	hops := 0
 	missing := false // once a component is missing, the rest is lexical
 	for len(rest) > 0 {

@@ -229,30 +229,38 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 	cwd := roots[0]
 	l := Landing{cwd: cwd}
 	var resolvedRoots []string
-	var rcwd string // the resolved cwd
+	rcwd := "" // the resolved cwd; relative paths are walked from it
+	rootsDone := false
 	for i, subj := range subjects {
 		if subj.Kind != registry.SubjectPath {
 			continue
 		}
+		if !rootsDone {
+			resolvedRoots = make([]string, 0, len(roots))
+			for j, r := range roots {
+				if rr, err := Resolve(string(filepath.Separator), r); err == nil {
+					resolvedRoots = append(resolvedRoots, rr)
+					if j == 0 {
+						rcwd = rr
+					}
+				}
+			}
+			rootsDone = true
+		}
 		lp := LandedPath{Written: subj.Value}
-		abs, err := Resolve(cwd, subj.Value)
+		var abs string
+		var err error
+		if rcwd != "" {
+			abs, err = resolveFrom(rcwd, subj.Value)
+		} else {
+			abs, err = Resolve(cwd, subj.Value)
+		}
 		if err != nil {
 			lp.Err = err
 			l.paths = append(l.paths, lp)
 			continue
 		}
 		lp.Abs = abs
-		if resolvedRoots == nil {
-			resolvedRoots = make([]string, 0, len(roots))
-			for i, r := range roots {
-				if rr, err := Resolve(string(filepath.Separator), r); err == nil {
-					resolvedRoots = append(resolvedRoots, rr)
-					if i == 0 {
-						rcwd = rr
-					}
-				}
-			}
-		}
 		for _, rr := range resolvedRoots {
 			if within(rr, abs) {
 				lp.Root = rr
