@@ -29,7 +29,9 @@ func TestRun(t *testing.T) {
 		{"cwd", Command{Line: "pwd", Dir: dir}, dir + "\n", 0, "", false},
 		{"stdin is empty", Command{Line: "cat; echo done"}, "done\n", 0, "", false},
 		{"signal", Command{Line: "kill -TERM $$"}, "", -1, "SIGTERM", false},
-		{"timeout", Command{Line: "echo start; sleep 30", Timeout: 100 * time.Millisecond}, "start\n", -1, "SIGKILL", true},
+		// The timeout leaves bash time to print "start" even on a loaded
+		// machine (100 ms was missed there): the output before the kill is kept.
+		{"timeout", Command{Line: "echo start; sleep 30", Timeout: 2 * time.Second}, "start\n", -1, "SIGKILL", true},
 		{"env replaced", Command{Line: "echo ${FOO:-unset}", Env: []string{"FOO=bar"}}, "bar\n", 0, "", false},
 		// EOF on the output is not the end of the command: coreutils close
 		// stdout in an exit handler, and the watchdog must not be retired

@@ -359,7 +359,9 @@ func TestIdleWatchdog(t *testing.T) {
 		srv := ssetest.New(t, 5, ssetest.Step{Hang: true, Body: ": ping\n\n"}, ok)
 		p, _ := newTestProvider(t, srv, Config{Transport: Transport{IdleTimeout: 50 * time.Millisecond}})
 		resp, err := p.Stream(t.Context(), simpleRequest, nil)
-		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+		// At least two: on a loaded machine the answer may miss the 50 ms
+		// too and be retried once more, which is the same behaviour.
+		if err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) < 2 {
 			t.Fatalf("err %v, text %q after %d requests", err, resp.Message.Text(), len(srv.Requests()))
 		}
 	})
