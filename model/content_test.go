@@ -138,17 +138,40 @@ func TestRebuildRepairsInterruptedCalls(t *testing.T) {
 
 func TestSystemPrompt(t *testing.T) {
 	info := bridge.SessionInfo{ID: "s", Cwd: "/work", Roots: []string{"/work", "/lib"}, Mode: bridge.ModePlan}
-	got := model.SystemPrompt(info, []registry.ToolSchema{{Name: "read", Description: "Read a file.\nMore."}}, "")
-	for _, want := range []string{"Working directory: /work", "- /lib", "Session mode: Plan (plan)", "- read: Read a file.\n"} {
+	got := model.System{Info: info}.String()
+	for _, want := range []string{"Working directory: /work", "- /lib"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q", want)
 		}
 	}
-	if strings.Contains(got, "More.") || strings.Contains(got, "# Instructions") {
-		t.Errorf("prompt has more than it should:\n%s", got)
+	// Nothing that changes during a session, and no tool list: the
+	// request carries the tools.
+	for _, bad := range []string{"Session mode", "# Tools", "# Instructions", "# Project instructions", "# Skills", "No tools are available"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("prompt has %q:\n%s", bad, got)
+		}
 	}
-	if none := model.SystemPrompt(info, nil, ""); !strings.Contains(none, "No tools are available") {
+	if none := (model.System{Info: info, NoTools: true}).String(); !strings.Contains(none, "No tools are available") {
 		t.Errorf("no-tools prompt:\n%s", none)
+	}
+	full := model.System{Info: info, Instructions: "Be brief.", Project: model.Project{
+		Instructions: "Run make test.",
+		Skills:       []model.Skill{{Name: "pdf", Description: "Fill PDF forms.\nMore.", Location: "/skills/pdf/SKILL.md"}},
+	}}.String()
+	// The sections come in their fixed order.
+	at := func(s string) int {
+		i := strings.Index(full, s)
+		if i < 0 {
+			t.Fatalf("prompt lacks %q:\n%s", s, full)
+		}
+		return i
+	}
+	if !(at("# Environment") < at("# Project instructions\nRun make test.") && at("Run make test.") < at("# Skills") &&
+		at("- pdf: Fill PDF forms. (/skills/pdf/SKILL.md)\n") < at("# Instructions\nBe brief.")) {
+		t.Errorf("sections out of order:\n%s", full)
+	}
+	if strings.Contains(full, "More.") {
+		t.Errorf("skill description beyond its first line:\n%s", full)
 	}
 }
 

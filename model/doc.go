@@ -8,9 +8,11 @@
 // model context ([PromptMessageRead]: text; resource links, selections
 // such as file:///abs#L10:20 and directories read through
 // [bridge.Turn.ReadMention], or the reason they could not be; embedded
-// files; images when the provider takes them), and then repeats: send the system prompt ([SystemPrompt]:
-// working directory, roots, mode, tools), the history and the tool
-// schemas; stream text and reasoning deltas to the editor as they arrive;
+// files; images when the provider takes them), and then repeats: send the
+// system prompt ([System]: fixed guidance, working directory and roots,
+// project instructions, skills, instructions — a byte-stable prefix, with
+// the session mode told in the conversation instead), the history and the
+// tool schemas; stream text and reasoning deltas to the editor as they arrive;
 // run the response's tool calls through [bridge.Turn.Execute] (read-only
 // ones concurrently, the others in order); hand the results back. It stops
 // when a response has no tool calls (its stop reason mapped to ACP's),

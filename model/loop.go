@@ -43,8 +43,14 @@ type Options struct {
 	// ContextWindow is the model's context size in tokens, reported in
 	// usage_update (0: [DefaultContextWindow]).
 	ContextWindow int
-	// Instructions, optional, are appended to the system prompt.
+	// Instructions, optional, are the deployment's instructions: the
+	// system prompt's # Instructions section (see [System]).
 	Instructions string
+	// Project, optional, supplies what a session's repository tells the
+	// agent (project instructions, skills); the loop calls it once per
+	// turn and puts it at its fixed place in the system prompt (see
+	// [System]). It must be safe for concurrent use.
+	Project func(bridge.SessionInfo) Project
 	// Images says the provider accepts images: prompt images are sent to
 	// the model, and the loop advertises image prompts.
 	Images bool
@@ -127,9 +133,13 @@ func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error)
 		r.final = newFinalTool(schema)
 	}
 	r.msgs = Rebuild(t.History())
+	r.toldMode = lastToldMode(r.msgs)
+	if opts.Project != nil {
+		r.project = opts.Project(info)
+	}
 
 	prompt := PromptMessageRead(t.Prompt(), opts.Images, func(uri string) bridge.Mention { return t.ReadMention(ctx, uri) })
-	r.add(prompt)
+	r.add(r.withModeReminder(prompt))
 
 	stop, err := r.steps(ctx)
 	if err != nil || r.final == nil || ctx.Err() != nil {
@@ -202,7 +212,7 @@ func (r *run) steps(ctx context.Context) (acp.StopReason, error) {
 			return stop, nil
 		}
 		results := r.execute(ctx, calls)
-		r.add(llm.Message{Role: llm.RoleUser, Parts: results})
+		r.add(r.withModeReminder(llm.Message{Role: llm.RoleUser, Parts: results}))
 		if ctx.Err() != nil {
 			return acp.StopCancelled, nil
 		}
@@ -226,6 +236,8 @@ type run struct {
 	answer      string // the text of the last response without tool calls
 	sub         *Subturn
 	final       *finalTool // nil unless an output schema was asked for
+	project     Project
+	toldMode    string // the mode the conversation last told the model
 }
 
 // add appends a message to the conversation and remembers it. A sub-turn's
@@ -289,7 +301,7 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 	}
 	req := &llm.Request{
 		Model:     r.loop.sessionModel(r.sessionID, r.opts),
-		System:    SystemPrompt(info, schemas, instructions),
+		System:    System{Info: info, Project: r.project, NoTools: len(tools) == 0, Instructions: instructions}.String(),
 		Messages:  r.msgs,
 		Tools:     tools,
 		MaxTokens: r.opts.MaxTokens,

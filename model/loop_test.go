@@ -3,6 +3,8 @@ package model_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -52,14 +54,18 @@ func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
 	second := reqs[1].Messages
-	if len(second) != 3 || second[0].Text() != "hi" || second[1].Role != llm.RoleAssistant || second[1].Text() != "Hello there." || second[2].Text() != "again" {
+	if len(second) != 3 || second[0].Text() != "hi"+model.ModeReminder(bridge.ModeDefault) || second[1].Role != llm.RoleAssistant || second[1].Text() != "Hello there." || second[2].Text() != "again" {
 		t.Errorf("second request's messages = %+v", second)
 	}
 	sys := reqs[0].System
-	for _, want := range []string{h.cwd, "Session mode: Default", "- look: Look at a path.", "- poke: Change a path.", "Be brief."} {
+	for _, want := range []string{h.cwd, "Be brief."} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("system prompt lacks %q:\n%s", want, sys)
 		}
+	}
+	// The mode is told in the conversation, once, not in the system prompt.
+	if strings.Contains(sys, "Session mode") || strings.Contains(second[2].Text(), "Session mode") {
+		t.Errorf("mode told in the system prompt or twice:\n%s\n%+v", sys, second[2])
 	}
 	if len(reqs[0].Tools) != 2 || reqs[0].Tools[0].Name != "look" {
 		t.Errorf("tools = %+v", reqs[0].Tools)
@@ -327,5 +333,42 @@ func TestPartialOutputIsRemembered(t *testing.T) {
 	msgs := f.last.Messages
 	if len(msgs) != 3 || msgs[1].Role != llm.RoleAssistant || len(msgs[1].Parts) != 1 || msgs[1].Text() != "Partial" {
 		t.Errorf("history after a failed response = %+v", msgs)
+	}
+}
+
+// TestSystemPromptStableAcrossModeChange: a mode change reaches the model
+// as a reminder in the conversation; the system prompt and the tools stay
+// byte for byte what they were, so the cached prefix still serves.
+func TestSystemPromptStableAcrossModeChange(t *testing.T) {
+	rec := &looptest.Recorder{Provider: script.New(mustScript(t, `{"turns":[
+	  {"responses":[{"text":"one"}]},{"responses":[{"text":"two"}]},{"responses":[{"text":"three"}]}]}`))}
+	h := newHarness(t, harnessOptions{provider: rec})
+	sid := h.newSession()
+	ctx := context.Background()
+	for i, mode := range []string{"", bridge.ModePlan, bridge.ModePlan} {
+		if mode != "" {
+			if _, err := h.conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: mode}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := h.prompt(ctx, sid, acp.Text(fmt.Sprint("p", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := rec.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, r := range reqs[1:] {
+		if r.System != reqs[0].System || !reflect.DeepEqual(r.Tools, reqs[0].Tools) {
+			t.Errorf("prefix changed:\n%s\n---\n%s", reqs[0].System, r.System)
+		}
+	}
+	last := reqs[2].Messages
+	if got := last[2].Text(); got != "p1"+model.ModeReminder(bridge.ModePlan) {
+		t.Errorf("prompt after the mode change = %q", got)
+	}
+	if got := last[4].Text(); got != "p2" {
+		t.Errorf("prompt in an unchanged mode = %q", got)
 	}
 }
