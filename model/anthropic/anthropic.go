@@ -35,6 +35,9 @@ type Config struct {
 	// MaxTokens is used when a request sets none (default
 	// DefaultMaxTokens; the API requires a limit).
 	MaxTokens int
+	// NoCache leaves out the prompt-cache breakpoints (see the package
+	// documentation); for gateways that reject cache_control.
+	NoCache bool
 	// Headers are added to every request (e.g. anthropic-beta).
 	Headers map[string]string
 	// Transport holds the HTTP client, the header and idle timeouts, the

@@ -11,7 +11,7 @@ import (
 type wireRequest struct {
 	Model     string        `json:"model"`
 	MaxTokens int           `json:"max_tokens"`
-	System    string        `json:"system,omitempty"`
+	System    []block       `json:"system,omitempty"`
 	Messages  []wireMessage `json:"messages"`
 	Tools     []wireTool    `json:"tools,omitempty"`
 	Stream    bool          `json:"stream"`
@@ -27,6 +27,8 @@ type wireTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl marks a cache breakpoint (see cache.go).
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type wireMessage struct {
@@ -49,6 +51,8 @@ type block struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   []block         `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	// CacheControl marks a cache breakpoint (see cache.go).
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type imageSource struct {
@@ -64,7 +68,10 @@ const DefaultMaxTokens = 8192
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 func (p *Provider) buildRequest(req *llm.Request) *wireRequest {
-	w := &wireRequest{Model: req.Model, System: req.System, Stream: true, MaxTokens: req.MaxTokens}
+	w := &wireRequest{Model: req.Model, Stream: true, MaxTokens: req.MaxTokens}
+	if req.System != "" {
+		w.System = []block{{Type: "text", Text: req.System}}
+	}
 	if w.Model == "" {
 		w.Model = p.cfg.Model
 	}
@@ -99,6 +106,9 @@ func (p *Provider) buildRequest(req *llm.Request) *wireRequest {
 			continue
 		}
 		w.Messages = append(w.Messages, wm)
+	}
+	if !p.cfg.NoCache {
+		placeBreakpoints(w)
 	}
 	return w
 }
