@@ -24,7 +24,7 @@ func workloadTools() []*registry.Definition {
 		Path string `json:"path" desc:"The file's path, absolute or relative to the working directory."`
 	}
 	type grepArgs struct {
-		Pattern string `json:"pattern" desc:"A regular expression (RE2 syntax)."`
+		Pattern string  `json:"pattern" desc:"A regular expression (RE2 syntax)."`
 		Path    *string `json:"path,omitempty" desc:"The directory to search; default the working directory."`
 	}
 	type editArgs struct {
