@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,28 @@ const (
 	CommandMode        = "mode"
 )
 
-func availableCommands() []acp.AvailableCommand {
+// Commander is implemented by a [Loop] that answers slash commands of its
+// own (the built-in loop's /compact). The bridge advertises them after its
+// own commands; a prompt that starts with one reaches the loop's Turn like
+// any prompt the bridge does not answer itself.
+type Commander interface {
+	Commands() []acp.AvailableCommand
+}
+
+// availableCommands are the bridge's commands and the loop's.
+func (s *session) availableCommands() []acp.AvailableCommand {
+	cmds := bridgeCommands()
+	if c, ok := s.agent.opts.Loop.(Commander); ok {
+		for _, lc := range c.Commands() {
+			if !slices.ContainsFunc(cmds, func(b acp.AvailableCommand) bool { return b.Name == lc.Name }) {
+				cmds = append(cmds, lc)
+			}
+		}
+	}
+	return cmds
+}
+
+func bridgeCommands() []acp.AvailableCommand {
 	names := make([]string, len(modes))
 	for i, m := range modes {
 		names[i] = m.id

@@ -103,7 +103,7 @@ func (s *session) skillTools() []*registry.Definition {
 // (a custom command or skill that clashes with a command listed before it
 // is refused).
 func (s *session) commands() ([]acp.AvailableCommand, []instructions.Problem) {
-	cmds := availableCommands()
+	cmds := s.availableCommands()
 	snap := s.projectSnapshot()
 	if snap == nil {
 		return cmds, nil
@@ -195,7 +195,7 @@ func (s *session) expandCommand(t *Turn, name, args string) (expanded, handled b
 		return false, false, ""
 	}
 	named := func(c acp.AvailableCommand) bool { return c.Name == name }
-	if slices.ContainsFunc(availableCommands(), named) {
+	if slices.ContainsFunc(s.availableCommands(), named) {
 		return false, false, "" // the bridge's own
 	}
 	if cmds, _ := s.commands(); !slices.ContainsFunc(cmds, named) {

@@ -147,6 +147,12 @@ func (s *session) restore(recs []sessionlog.Record) {
 			}
 		case evUndoTold:
 			s.undo.note = ""
+		case evCompaction:
+			var e compactionEvent
+			if r.Decode(&e) == nil {
+				s.compactions++
+				s.callIDs[e.ID] = struct{}{}
+			}
 		case evUpdate:
 			// Message ids continue where the log left off.
 			if n := messageNumber(r.Payload); n > s.nextMsg {
@@ -257,6 +263,12 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 			}
 			if err := s.conn.peer().UpdateRaw(ctx, s.id, update); err != nil {
 				return err
+			}
+		case evCompaction:
+			for _, u := range s.replayCompaction(r.Payload) {
+				if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{Value: u}}); err != nil {
+					return err
+				}
 			}
 		}
 	}

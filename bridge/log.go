@@ -25,6 +25,7 @@ import (
 //	mode             a mode change
 //	config           a change of one of the loop's config options
 //	title            the session title
+//	compaction       a finished compaction of the model's context
 //	turn/end         the stop reason; the log is synced right after
 const (
 	evUpdate     = sessionlog.KindUpdate
@@ -56,6 +57,7 @@ type logEvent struct {
 	Title      string
 	StopReason string
 	Config     *configEvent
+	Compaction *compactionEvent
 }
 
 // toolEvent is the payload of tool/call and tool/result.
@@ -115,6 +117,8 @@ func (e logEvent) payload() any {
 		return e.Config
 	case evTurnEnd:
 		return turnEndEvent{StopReason: e.StopReason}
+	case evCompaction:
+		return e.Compaction
 	}
 	return nil
 }

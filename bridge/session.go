@@ -46,6 +46,8 @@ type session struct {
 	remembered  policy.RuleSet // allow_always / reject_always grants
 	callIDs     map[string]struct{}
 	nextMsg     int
+	// compactions counts the session's compactions, for their ids.
+	compactions int
 	turn        *Turn // the running turn, nil when idle
 	closed      bool
 	// sessionTools names the session's tools from Options.SessionTools in

@@ -38,6 +38,9 @@ const (
 	// KindHistory is an opaque model-history entry the loop needs to
 	// continue the conversation.
 	KindHistory = "history"
+	// KindCompaction is a finished compaction of the model's context, as
+	// the editor was shown it.
+	KindCompaction = "compaction"
 )
 
 // Header is the payload of the first record.
