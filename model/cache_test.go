@@ -201,3 +201,9 @@ func TestPromptCacheWorkload(t *testing.T) {
 		t.Errorf("%d breakpoints", with.maxBreakpoints)
 	}
 }
+
+func llmUsage(u anthropicmock.Usage) llm.Usage {
+	return llm.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
+}
+
+func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }

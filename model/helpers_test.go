@@ -114,6 +114,7 @@ type harnessOptions struct {
 	extra    []*registry.Definition // global tools besides tools'
 	mode     string
 	perm     acptest.PermissionPolicy
+	caps     *acp.ClientSessionCapabilities // advertised as clientCapabilities.session
 }
 
 func newHarness(t *testing.T, ho harnessOptions) *harness {
@@ -135,7 +136,7 @@ func newHarness(t *testing.T, ho harnessOptions) *harness {
 		Logger: looptest.Quiet(), DefaultMode: ho.mode,
 	})
 	cl := &acptest.Client{Permission: ho.perm}
-	conn, _ := looptest.Connect(t, agent, cl)
+	conn, _ := looptest.ConnectWith(t, agent, cl, acp.ClientCapabilities{Session: ho.caps})
 	h := &harness{t: t, loop: loop, agent: agent, client: cl, conn: conn, cwd: t.TempDir()}
 	return h
 }

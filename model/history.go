@@ -7,11 +7,15 @@ import (
 )
 
 // record is one entry of the loop's history in the durable session log
-// (see [bridge.Turn.Remember]). Only Message exists today; the object
-// wrapper leaves room for other kinds of records, which older daemons
-// skip.
+// (see [bridge.Turn.Remember]): a message, a cost, or a compaction;
+// older daemons skip the kinds they do not know.
 type record struct {
 	Message *llm.Message `json:"message,omitempty"`
+	// Cost is the price in US dollars of the response the record holds
+	// (or, alone, of a request with no message of its own).
+	Cost *float64 `json:"cost,omitempty"`
+	// Compaction replaces the conversation so far (see compact.go).
+	Compaction *compactionRecord `json:"compaction,omitempty"`
 }
 
 // interruptedResult answers a tool call whose result never reached the
@@ -19,7 +23,8 @@ type record struct {
 const interruptedResult = "The call was interrupted before it completed; its outcome is unknown."
 
 // Rebuild turns the records a Loop stored with Remember back into the
-// conversation. Records it cannot read are skipped. It repairs what an
+// conversation the model saw last: a compaction record replaces every
+// message before it. Records it cannot read are skipped. It repairs what an
 // interrupted turn can leave behind, because providers reject it: an
 // assistant message whose tool calls have no results gets isError results
 // saying the calls were interrupted.
@@ -27,10 +32,15 @@ func Rebuild(records []json.RawMessage) []llm.Message {
 	var msgs []llm.Message
 	for _, raw := range records {
 		var rec record
-		if err := json.Unmarshal(raw, &rec); err != nil || rec.Message == nil {
+		if err := json.Unmarshal(raw, &rec); err != nil {
 			continue
 		}
-		msgs = append(msgs, *rec.Message)
+		switch {
+		case rec.Compaction != nil:
+			msgs = append([]llm.Message(nil), rec.Compaction.Messages...)
+		case rec.Message != nil:
+			msgs = append(msgs, *rec.Message)
+		}
 	}
 	return repair(msgs)
 }

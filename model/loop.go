@@ -12,6 +12,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/model/catalog"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -19,10 +20,6 @@ import (
 // DefaultMaxTurnRequests caps the model requests of one prompt turn when
 // [Options.MaxTurnRequests] is zero.
 const DefaultMaxTurnRequests = 50
-
-// DefaultContextWindow is the context-window size reported in usage
-// updates when [Options.ContextWindow] is zero.
-const DefaultContextWindow = 128_000
 
 // Options configure a [Loop]. Provider is required.
 type Options struct {
@@ -41,8 +38,17 @@ type Options struct {
 	// [DefaultMaxTurnRequests]).
 	MaxTurnRequests int
 	// ContextWindow is the model's context size in tokens, reported in
-	// usage_update (0: [DefaultContextWindow]).
+	// usage_update and kept to by compaction. 0 finds it out: from the
+	// model's server when the provider can ask it ([llm.WindowProber]),
+	// from the catalog ([catalog.Lookup]), else [DefaultContextWindow].
 	ContextWindow int
+	// Pricing, optional, is the model's price; nil takes the catalog's.
+	// Without a price usage_update carries no cost.
+	Pricing *catalog.Pricing
+	// NoAutoCompact turns automatic compaction off (see [CommandCompact]
+	// for what it does); /compact and the retry after a context-overflow
+	// error still compact.
+	NoAutoCompact bool
 	// Instructions, optional, are the deployment's instructions: the
 	// system prompt's # Instructions section (see [System]).
 	Instructions string
@@ -68,15 +74,17 @@ type Options struct {
 type Loop struct {
 	opts atomic.Pointer[Options]
 
-	mu     sync.Mutex
-	models map[string]string // session id → model chosen in the editor
+	mu      sync.Mutex
+	models  map[string]string      // session id → model chosen in the editor
+	costs   map[string]sessionCost // session id → its cost so far
+	windows map[string]int         // model → its context window, once found
 }
 
 var _ bridge.Loop = (*Loop)(nil)
 
 // New returns a Loop. It panics without a provider: that is a wiring bug.
 func New(opts Options) *Loop {
-	l := &Loop{models: map[string]string{}}
+	l := &Loop{models: map[string]string{}, costs: map[string]sessionCost{}, windows: map[string]int{}}
 	l.Update(opts)
 	return l
 }
@@ -102,8 +110,8 @@ func (l *Loop) Update(opts Options) {
 	if opts.MaxTurnRequests <= 0 {
 		opts.MaxTurnRequests = DefaultMaxTurnRequests
 	}
-	if opts.ContextWindow <= 0 {
-		opts.ContextWindow = DefaultContextWindow
+	if opts.ContextWindow < 0 {
+		opts.ContextWindow = 0
 	}
 	opts.Models = slices.Clone(opts.Models)
 	l.opts.Store(&opts)
@@ -132,10 +140,17 @@ func (l *Loop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, error)
 	if schema := t.OutputSchema(); schema != nil {
 		r.final = newFinalTool(schema)
 	}
-	r.msgs = Rebuild(t.History())
+	history := t.History()
+	r.msgs = Rebuild(history)
 	r.toldMode = lastToldMode(r.msgs)
 	if opts.Project != nil {
 		r.project = opts.Project(info)
+	}
+	r.model = l.sessionModel(info.ID, opts)
+	r.window = l.contextWindow(ctx, r.model, opts)
+	l.costOf(info.ID, history)
+	if focus, ok := compactCommand(t.Prompt()); ok {
+		return r.manualCompact(ctx, focus)
 	}
 
 	prompt := PromptMessageRead(t.Prompt(), opts.Images, func(uri string) bridge.Mention { return t.ReadMention(ctx, uri) })
@@ -173,11 +188,28 @@ func (r *run) steps(ctx context.Context) (acp.StopReason, error) {
 			}
 			return acp.StopMaxTurnRequests, nil
 		}
+		if !r.maybeCompact(ctx) {
+			return acp.StopCancelled, nil
+		}
 		r.requests++
 		resp, err := r.request(ctx)
 		if ctx.Err() != nil {
 			r.keepPartial(resp)
 			return acp.StopCancelled, nil
+		}
+		if err != nil && r.sub == nil && !r.overflowRetried && llm.IsContextOverflow(err) {
+			// The provider counts differently from our estimate: compact
+			// for real and send the request again, once.
+			r.overflowRetried = true
+			r.opts.Logger.Info("context overflow; compacting and retrying", "session", r.sessionID, "err", err)
+			if cerr := r.compact(ctx, bridge.CompactionOverflow, ""); cerr == nil {
+				step--
+				r.requests--
+				continue
+			}
+			if ctx.Err() != nil {
+				return acp.StopCancelled, nil
+			}
 		}
 		if err != nil {
 			r.keepPartial(resp)
@@ -189,14 +221,22 @@ func (r *run) steps(ctx context.Context) (acp.StopReason, error) {
 			r.t.Text(fmt.Sprintf("\n\n⚠ The model request failed, so this turn ends here: %v", err))
 			return acp.StopEndTurn, nil
 		}
-		if resp.Usage != (llm.Usage{}) && r.sub == nil {
-			u := resp.Usage
-			used := u.Input + u.CacheRead + u.CacheWrite + u.Output
-			r.t.Usage(uint64(max(used, 0)), uint64(r.opts.ContextWindow), nil)
+		r.overflowRetried = false
+		var cost *float64
+		if u := resp.Usage; u != (llm.Usage{}) {
+			r.lastActual = int(u.Input + u.CacheRead + u.CacheWrite)
+			r.lastEstimate = r.sentEstimate
+			cost = r.account(u, resp.Model)
 		}
 		calls := resp.Message.ToolCalls()
-		if len(resp.Message.Parts) > 0 {
-			r.add(resp.Message)
+		switch {
+		case len(resp.Message.Parts) > 0:
+			r.addResponse(resp.Message, cost)
+		case cost != nil && r.sub == nil:
+			r.rememberCost(*cost)
+		}
+		if r.sub != nil && cost != nil {
+			r.rememberCost(*cost)
 		}
 		if len(calls) == 0 {
 			r.answer = resp.Message.Text()
@@ -238,17 +278,29 @@ type run struct {
 	final       *finalTool // nil unless an output schema was asked for
 	project     Project
 	toldMode    string // the mode the conversation last told the model
+	model       string // the model the requests name
+	window      int    // its context window
+
+	// Compaction's size estimates (see compact.go): the fixed part of a
+	// request (system prompt and tools), the estimate of the last request
+	// sent, and the real prompt size of the last response with usage and
+	// the estimate of its request.
+	fixedTokens, sentEstimate, lastActual, lastEstimate int
+	overflowRetried                                     bool
 }
 
 // add appends a message to the conversation and remembers it. A sub-turn's
 // conversation is its own: it is not part of the session's history (the
 // parent sees the task's result).
-func (r *run) add(m llm.Message) {
+func (r *run) add(m llm.Message) { r.addResponse(m, nil) }
+
+// addResponse is add, with the cost of the response m was, if known.
+func (r *run) addResponse(m llm.Message, cost *float64) {
 	r.msgs = append(r.msgs, m)
 	if r.sub != nil {
 		return
 	}
-	rec, err := json.Marshal(record{Message: &m})
+	rec, err := json.Marshal(record{Message: &m, Cost: cost})
 	if err == nil {
 		err = r.t.Remember(rec)
 	}
@@ -300,12 +352,14 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 		instructions = joinInstructions(instructions, finalInstructions)
 	}
 	req := &llm.Request{
-		Model:     r.loop.sessionModel(r.sessionID, r.opts),
+		Model:     r.model,
 		System:    System{Info: info, Project: r.project, NoTools: len(tools) == 0, Instructions: instructions}.String(),
 		Messages:  r.msgs,
 		Tools:     tools,
 		MaxTokens: r.opts.MaxTokens,
 	}
+	r.fixedTokens = estimateTokens(req.System) + estimateTokens(req.Tools)
+	r.sentEstimate = r.fixedTokens + estimateMessages(req.Messages)
 	if r.sub == nil {
 		r.t.NewMessage()
 	}

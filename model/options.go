@@ -76,9 +76,10 @@ func (l *Loop) SetSessionConfigOption(sessionID, configID, value string) (handle
 }
 
 // ForgetSession drops what the loop keeps about a session (its model
-// choice).
+// choice and cost, which a later turn reads again from the history).
 func (l *Loop) ForgetSession(sessionID string) {
 	l.mu.Lock()
 	delete(l.models, sessionID)
+	delete(l.costs, sessionID)
 	l.mu.Unlock()
 }

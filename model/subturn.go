@@ -102,6 +102,8 @@ func (l *Loop) RunSubturn(ctx context.Context, t *bridge.Turn, s Subturn) (Subtu
 		maxRequests = s.MaxRequests
 	}
 	r := &run{loop: l, opts: opts, t: t, sessionID: info.ID, scope: s.Scope, maxRequests: maxRequests, sub: &s}
+	r.model = l.sessionModel(info.ID, opts)
+	r.window = l.contextWindow(ctx, r.model, opts)
 	if s.OutputSchema != nil {
 		r.final = newFinalTool(s.OutputSchema)
 	}

@@ -189,12 +189,18 @@ func logRecords(t *testing.T, dir, session string) []map[string]json.RawMessage 
 	return out
 }
 
-// firstPrompt is the text of a request's first message.
+// firstPrompt is the first text of a request's first message (a prompt
+// turn's message also carries the mode reminder after it).
 func firstPrompt(req *llm.Request) string {
 	if len(req.Messages) == 0 {
 		return ""
 	}
-	return req.Messages[0].Text()
+	for _, p := range req.Messages[0].Parts {
+		if t, ok := p.(*llm.Text); ok {
+			return t.Text
+		}
+	}
+	return ""
 }
 
 // waitFor polls until cond holds or the test's deadline nears.

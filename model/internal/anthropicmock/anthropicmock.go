@@ -2,6 +2,7 @@ package anthropicmock
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -47,6 +48,8 @@ type Request struct {
 	Breakpoints int
 	// Body is the request as sent.
 	Body []byte
+	// Context ends when the client gives up on the request.
+	Context context.Context
 }
 
 // Message is one message of a request, its content blocks as JSON.
@@ -163,7 +166,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 400, "invalid_request_error", "malformed request")
 		return
 	}
-	req := &Request{Model: raw.Model, Body: body}
+	req := &Request{Model: raw.Model, Body: body, Context: r.Context()}
 	var blocks []block
 	add := func(prefix string, b json.RawMessage) {
 		c, mark := canonical(b)

@@ -53,6 +53,13 @@ func (r *Recorder) Requests() []*llm.Request {
 // and Connect waits for them, when the test ends.
 func Connect(t *testing.T, agent *bridge.Agent, client *acptest.Client) (*acp.AgentConn, *acp.InitializeResponse) {
 	t.Helper()
+	return ConnectWith(t, agent, client, acp.ClientCapabilities{})
+}
+
+// ConnectWith is Connect with the client capabilities the client
+// advertises.
+func ConnectWith(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) (*acp.AgentConn, *acp.InitializeResponse) {
+	t.Helper()
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
@@ -67,7 +74,7 @@ func Connect(t *testing.T, agent *bridge.Agent, client *acptest.Client) (*acp.Ag
 		<-served
 		<-conn.Done()
 	})
-	init, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1})
+	init, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
