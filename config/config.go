@@ -46,6 +46,23 @@ type Model struct {
 	MaxTokens int `json:"maxTokens,omitempty"`
 	// Models lists the model names offered in the editor's model selector.
 	Models []string `json:"models,omitempty"`
+	// ContextWindow is the model's context window in tokens; 0 finds it
+	// out (the model's server, then the built-in catalog).
+	ContextWindow int `json:"contextWindow,omitempty"`
+	// Pricing is the model's price in US dollars per million tokens,
+	// overriding the built-in catalog's.
+	Pricing *Pricing `json:"pricing,omitempty"`
+	// AutoCompact, when false, turns automatic compaction off (default
+	// on).
+	AutoCompact *bool `json:"autoCompact,omitempty"`
+}
+
+// Pricing is a model's price per million tokens, in US dollars.
+type Pricing struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead,omitempty"`
+	CacheWrite float64 `json:"cacheWrite,omitempty"`
 }
 
 // Tools restricts the deployment-global tool layer by name.
@@ -231,6 +248,17 @@ func Merge(base, over Settings) Settings {
 	}
 	if len(over.Model.Models) > 0 {
 		m.Models = over.Model.Models
+	}
+	if over.Model.ContextWindow != 0 {
+		m.ContextWindow = over.Model.ContextWindow
+	}
+	if over.Model.Pricing != nil {
+		p := *over.Model.Pricing
+		m.Pricing = &p
+	}
+	if over.Model.AutoCompact != nil {
+		v := *over.Model.AutoCompact
+		m.AutoCompact = &v
 	}
 	out.Tools.Allow = appendNew(base.Tools.Allow, over.Tools.Allow)
 	out.Tools.Deny = appendNew(base.Tools.Deny, over.Tools.Deny)

@@ -186,3 +186,21 @@ func TestMergeSandbox(t *testing.T) {
 		t.Errorf("misspelt sandbox key: %v", err)
 	}
 }
+
+func TestMergeModelContextSettings(t *testing.T) {
+	off := false
+	user := Settings{Model: Model{ContextWindow: 100_000, Pricing: &Pricing{Input: 1, Output: 2}}}
+	project := Settings{Model: Model{ContextWindow: 32_000, AutoCompact: &off}}
+	got := Merge(Merge(Settings{}, user), project)
+	if got.Model.ContextWindow != 32_000 || got.Model.Pricing == nil || got.Model.Pricing.Output != 2 || got.Model.AutoCompact == nil || *got.Model.AutoCompact {
+		t.Errorf("merged %+v", got.Model)
+	}
+	user.Model.Pricing.Output = 9
+	if got.Model.Pricing.Output != 2 {
+		t.Error("merged settings alias a file's pricing")
+	}
+	s, err := Parse("s.json", []byte(`{"model":{"contextWindow":8192,"pricing":{"input":0.5,"output":1.5,"cacheRead":0.05,"cacheWrite":0.6},"autoCompact":false}}`))
+	if err != nil || s.Model.ContextWindow != 8192 || *s.Model.Pricing != (Pricing{0.5, 1.5, 0.05, 0.6}) || *s.Model.AutoCompact {
+		t.Errorf("parsed %+v, %v", s.Model, err)
+	}
+}

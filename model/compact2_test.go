@@ -11,6 +11,8 @@ import (
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/internal/anthropicmock"
+	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/model/script"
 )
 
 // chat is a mock API that answers every prompt with one tool call and
@@ -227,4 +229,57 @@ func TestUsageUpdateCost(t *testing.T) {
 		}
 	}
 	h.validate()
+}
+
+// probing is a provider whose server says how large its context is.
+type probing struct {
+	llm.Provider
+	window int
+	asked  int
+}
+
+func (p *probing) ProbeWindow(context.Context, string) (int, bool) {
+	p.asked++
+	return p.window, p.window > 0
+}
+
+// TestContextWindowSources: the setting wins; else the server's answer
+// (asked once per model); else the catalog; else the default.
+func TestContextWindowSources(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		model   string
+		setting int
+		server  int
+		want    uint64
+	}{
+		{"setting", "qwen3:8b", 9000, 16384, 9000},
+		{"server", "qwen3:8b", 0, 16384, 16384},
+		{"catalog", "qwen3:8b", 0, 0, 32_768},
+		{"priced catalog model is not probed", "gpt-4o", 0, 16384, 128_000},
+		{"default", "my-finetune", 0, 0, model.DefaultContextWindow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &probing{Provider: script.New(mustScript(t, `{"turns":[{"responses":[{"text":"a","usage":{"input":10,"output":2}}]},{"responses":[{"text":"b","usage":{"input":20,"output":2}}]}]}`)), window: tc.server}
+			h := newHarness(t, harnessOptions{provider: p, opts: model.Options{Model: tc.model, ContextWindow: tc.setting}})
+			sid := h.newSession()
+			for range 2 {
+				if _, err := h.prompt(context.Background(), sid, acp.Text("hi")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var sizes []uint64
+			for _, n := range h.client.Updates() {
+				if u, ok := n.Update.Value.(*acp.UsageUpdate); ok {
+					sizes = append(sizes, u.Size)
+				}
+			}
+			if len(sizes) != 2 || sizes[0] != tc.want || sizes[1] != tc.want {
+				t.Errorf("sizes %v, want %d", sizes, tc.want)
+			}
+			if p.asked > 1 {
+				t.Errorf("server asked %d times", p.asked)
+			}
+		})
+	}
 }

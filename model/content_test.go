@@ -210,6 +210,8 @@ func FuzzRebuild(f *testing.F) {
 	f.Add([]byte(`{"message":{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"x","arguments":"{"}]}}`))
 	f.Add([]byte(`{"message":{"role":"user","parts":[{"type":"tool_result","callId":"a","content":[{"type":"text","text":"r"}]}]}}`))
 	f.Add([]byte(`{"message":null}`))
+	f.Add([]byte(`{"compaction":{"trigger":"auto","messages":[{"role":"user","parts":[{"type":"text","text":"summary"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"x","arguments":"{}"}]}]}}`))
+	f.Add([]byte(`{"cost":0.25}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs := model.Rebuild([]json.RawMessage{data, data})
 		// Whatever it accepts, every tool call is answered by the next message.
@@ -222,4 +224,25 @@ func FuzzRebuild(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRebuildFromCompaction: a compaction record replaces the conversation
+// before it; cost records are not messages.
+func TestRebuildFromCompaction(t *testing.T) {
+	text := func(role llm.Role, s string) llm.Message {
+		return llm.Message{Role: role, Parts: []llm.Part{&llm.Text{Text: s}}}
+	}
+	recs := records(t, text(llm.RoleUser, "old prompt"), text(llm.RoleAssistant, "old answer"))
+	comp, _ := json.Marshal(map[string]any{"compaction": map[string]any{"trigger": "auto",
+		"messages": []llm.Message{text(llm.RoleUser, "summary"), text(llm.RoleAssistant, "kept")}}})
+	recs = append(recs, comp, json.RawMessage(`{"cost":0.5}`))
+	recs = append(recs, records(t, text(llm.RoleUser, "new prompt"))...)
+	got := model.Rebuild(recs)
+	var texts []string
+	for _, m := range got {
+		texts = append(texts, m.Text())
+	}
+	if strings.Join(texts, "|") != "summary|kept|new prompt" {
+		t.Errorf("rebuilt %q", texts)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
+	"github.com/dsh-tools/dshd/model/catalog"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/openai"
 	"github.com/dsh-tools/dshd/model/script"
@@ -22,7 +23,20 @@ func loopOptions(s config.Settings, log *slog.Logger) (model.Options, error) {
 		Models:          m.Models,
 		MaxTokens:       m.MaxTokens,
 		MaxTurnRequests: s.MaxTurnRequests,
+		ContextWindow:   m.ContextWindow,
+		NoAutoCompact:   m.AutoCompact != nil && !*m.AutoCompact,
 		Logger:          log,
+	}
+	if p := m.Pricing; p != nil {
+		o.Pricing = &catalog.Pricing{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		// Unset cache prices are the input price: no discount, no
+		// surcharge.
+		if o.Pricing.CacheRead == 0 {
+			o.Pricing.CacheRead = p.Input
+		}
+		if o.Pricing.CacheWrite == 0 {
+			o.Pricing.CacheWrite = p.Input
+		}
 	}
 	switch m.Provider {
 	case "", "script":
@@ -58,7 +72,6 @@ func loopOptions(s config.Settings, log *slog.Logger) (model.Options, error) {
 		}
 		o.Provider = anthropic.New(anthropic.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Transport: anthropic.Transport{Logger: log}})
 		o.Images = true
-		o.ContextWindow = 200_000
 	default:
 		return o, fmt.Errorf("unknown provider %q (want script, openai or anthropic)", m.Provider)
 	}

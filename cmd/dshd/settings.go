@@ -54,6 +54,12 @@ func validateSettings(s *config.Settings) error {
 			return &config.ValueError{Value: r, Err: errors.New("sandbox.writableRoots: want an absolute path or one starting with ~/")}
 		}
 	}
+	if s.Model.ContextWindow < 0 {
+		return fmt.Errorf("model.contextWindow must not be negative")
+	}
+	if p := s.Model.Pricing; p != nil && (p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0) {
+		return fmt.Errorf("model.pricing: prices must not be negative")
+	}
 	if s.MaxTurnRequests < 0 {
 		return fmt.Errorf("maxTurnRequests must not be negative")
 	}
