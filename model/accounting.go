@@ -170,6 +170,19 @@ func estimateTokens(v any) int {
 	return len(b) * 2 / 7
 }
 
+// conversationTokens estimates the run's conversation, estimating each
+// message once.
+func (r *run) conversationTokens() int {
+	for len(r.msgTokens) < len(r.msgs) {
+		r.msgTokens = append(r.msgTokens, estimateTokens(r.msgs[len(r.msgTokens)])+4)
+	}
+	n := 0
+	for _, t := range r.msgTokens[:len(r.msgs)] {
+		n += t
+	}
+	return n
+}
+
 func estimateMessages(msgs []llm.Message) int {
 	n := 0
 	for i := range msgs {

@@ -148,7 +148,7 @@ func runWorkload(t testing.TB, noCache bool) workloadResult {
 		return anthropicmock.Reply{Text: "Next I will look at this.", ToolCalls: steps[i]}
 	})
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "test-key", Model: "claude-sonnet-4-5", NoCache: noCache})
-	h := newHarness(t.(*testing.T), harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypass})
+	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypass})
 	sid := h.newSession()
 	prompts := []string{
 		"The HTTP handlers in internal/server drop the context of their errors. Wrap every returned error with the handler's name, then build and run the tests.",
@@ -207,3 +207,18 @@ func llmUsage(u anthropicmock.Usage) llm.Usage {
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// BenchmarkPromptCacheWorkload runs the 25-request coding workload against
+// the emulated cache and reports the share of input tokens read from it
+// and the emulated cost at Sonnet prices, with and without breakpoints.
+func BenchmarkPromptCacheWorkload(b *testing.B) {
+	var with, without workloadResult
+	for b.Loop() {
+		with = runWorkload(b, false)
+		without = runWorkload(b, true)
+	}
+	b.ReportMetric(100*with.cachedFraction(), "cached-%")
+	b.ReportMetric(with.cost, "USD")
+	b.ReportMetric(without.cost, "USD-uncached")
+	b.ReportMetric(with.cost/without.cost, "cost-ratio")
+}

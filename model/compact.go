@@ -104,7 +104,12 @@ func (r *run) limit() int { return r.window - reserve(r.window, r.opts) }
 // promptEstimate estimates the size of a request with msgs: calibrated by
 // the last response's real prompt size when there is one.
 func (r *run) promptEstimate(msgs []llm.Message) int {
-	est := r.fixedTokens + estimateMessages(msgs)
+	var est int
+	if len(msgs) == len(r.msgs) && (len(msgs) == 0 || &msgs[0] == &r.msgs[0]) {
+		est = r.fixedTokens + r.conversationTokens()
+	} else {
+		est = r.fixedTokens + estimateMessages(msgs)
+	}
 	if r.lastActual > 0 {
 		return max(0, r.lastActual+est-r.lastEstimate)
 	}
@@ -177,6 +182,7 @@ func (r *run) compact(ctx context.Context, trigger, focus string) error {
 // size.
 func (r *run) replace(msgs []llm.Message, trigger string, c *bridge.Compaction) {
 	r.msgs = msgs
+	r.msgTokens = nil
 	r.lastActual, r.lastEstimate = 0, 0
 	post := r.promptEstimate(msgs)
 	rec, err := json.Marshal(record{Compaction: &compactionRecord{Trigger: trigger, Messages: msgs}})

@@ -98,7 +98,7 @@ func (tt *testTools) ran() []string {
 // harness is a bridge agent running a model.Loop, with a test client
 // connected over an in-memory pipe.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	loop   *model.Loop
 	agent  *bridge.Agent
 	client *acptest.Client
@@ -117,7 +117,7 @@ type harnessOptions struct {
 	caps     *acp.ClientSessionCapabilities // advertised as clientCapabilities.session
 }
 
-func newHarness(t *testing.T, ho harnessOptions) *harness {
+func newHarness(t testing.TB, ho harnessOptions) *harness {
 	t.Helper()
 	reg := registry.New()
 	if ho.tools == nil {

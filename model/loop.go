@@ -287,6 +287,9 @@ type run struct {
 	// the estimate of its request.
 	fixedTokens, sentEstimate, lastActual, lastEstimate int
 	overflowRetried                                     bool
+	// msgTokens are the estimates of msgs' first messages, which only grow
+	// by appending until a compaction replaces them.
+	msgTokens []int
 }
 
 // add appends a message to the conversation and remembers it. A sub-turn's
@@ -359,7 +362,7 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 		MaxTokens: r.opts.MaxTokens,
 	}
 	r.fixedTokens = estimateTokens(req.System) + estimateTokens(req.Tools)
-	r.sentEstimate = r.fixedTokens + estimateMessages(req.Messages)
+	r.sentEstimate = r.fixedTokens + r.conversationTokens()
 	if r.sub == nil {
 		r.t.NewMessage()
 	}

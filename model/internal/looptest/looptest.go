@@ -51,14 +51,14 @@ func (r *Recorder) Requests() []*llm.Request {
 // Connect serves agent on one end of an in-memory pipe and client on the
 // other, and initializes the connection (protocol version 1). Both stop,
 // and Connect waits for them, when the test ends.
-func Connect(t *testing.T, agent *bridge.Agent, client *acptest.Client) (*acp.AgentConn, *acp.InitializeResponse) {
+func Connect(t testing.TB, agent *bridge.Agent, client *acptest.Client) (*acp.AgentConn, *acp.InitializeResponse) {
 	t.Helper()
 	return ConnectWith(t, agent, client, acp.ClientCapabilities{})
 }
 
 // ConnectWith is Connect with the client capabilities the client
 // advertises.
-func ConnectWith(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) (*acp.AgentConn, *acp.InitializeResponse) {
+func ConnectWith(t testing.TB, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) (*acp.AgentConn, *acp.InitializeResponse) {
 	t.Helper()
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
