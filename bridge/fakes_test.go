@@ -151,6 +151,19 @@ type step struct {
 	Remember json.RawMessage `json:"remember,omitempty"`
 	// EchoHistory says how many history records the turn saw.
 	EchoHistory bool `json:"echoHistory,omitempty"`
+	// Compact shows a compaction (see bridge.Turn.StartCompaction).
+	Compact *compactStep `json:"compact,omitempty"`
+}
+
+// compactStep is a scripted compaction: its trigger and sizes, the
+// summary streamed in pieces, and how it ends.
+type compactStep struct {
+	Trigger string               `json:"trigger"`
+	Pre     int                  `json:"pre"`
+	Post    int                  `json:"post"`
+	Summary []string             `json:"summary,omitempty"`
+	Status  acp.CompactionStatus `json:"status"`
+	Error   string               `json:"error,omitempty"`
 }
 
 type scriptCall struct {
@@ -192,6 +205,12 @@ func (l *scriptLoop) Turn(ctx context.Context, t *bridge.Turn) (acp.StopReason, 
 			if err := t.Remember(s.Remember); err != nil {
 				return "", err
 			}
+		case s.Compact != nil:
+			c := t.StartCompaction(s.Compact.Trigger, s.Compact.Pre)
+			for _, text := range s.Compact.Summary {
+				c.Summary(text)
+			}
+			c.End(s.Compact.Status, s.Compact.Post, s.Compact.Error)
 		case s.EchoHistory:
 			t.Text(fmt.Sprintf("history: %d records", len(t.History())))
 		case s.Error != "":
