@@ -10,7 +10,7 @@ import (
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
-	"github.com/dsh-tools/dshd/model/internal/anthropicmock"
+	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/model/anthropic"
-	"github.com/dsh-tools/dshd/model/internal/anthropicmock"
+	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 

@@ -15,7 +15,8 @@
 //	      "usage": {"input": 120, "output": 30},
 //	      "stopReason": "end_turn"}]}]}
 //
-// A prompt takes the first unused turn whose match fits its text (a turn
+// A prompt takes the first unused turn whose match fits its text (without
+// the <system-reminder> notes dshd adds to it; a turn
 // without match fits any prompt). Each response is one model response; a
 // response without tool calls ends the turn with its stopReason (default
 // end_turn); running out of responses after tool calls ends the turn with

@@ -42,8 +42,11 @@ func (p *Provider) locate(msgs []llm.Message) cursor {
 		case m.Role == llm.RoleAssistant:
 			pos.response++
 		case m.Role == llm.RoleUser && !m.HasToolResults():
+			text, ok := promptText(m)
+			if !ok {
+				continue // only dshd's notes, such as a compaction summary
+			}
 			pos = cursor{turn: -1}
-			text := m.Text()
 			for i := range p.script.Turns {
 				if !used[i] && p.script.Turns[i].fits(text) {
 					used[i] = true
@@ -130,4 +133,23 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.E
 		resp.StopReason = llm.StopReason(r.StopReason)
 	}
 	return resp, nil
+}
+
+// promptText is the text of a prompt as the user wrote it: without the
+// notes dshd adds in <system-reminder> text parts (the session mode, a
+// compaction's summary). ok is false when the message holds nothing else.
+func promptText(m llm.Message) (string, bool) {
+	var sb strings.Builder
+	ok := false
+	for _, p := range m.Parts {
+		t, isText := p.(*llm.Text)
+		if isText && strings.HasPrefix(t.Text, "<system-reminder>") {
+			continue
+		}
+		ok = true
+		if isText {
+			sb.WriteString(t.Text)
+		}
+	}
+	return sb.String(), ok
 }

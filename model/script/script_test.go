@@ -225,3 +225,20 @@ func TestDemoPromisesNoTerminal(t *testing.T) {
 		t.Error(`the demo script promises "a live terminal" to every client`)
 	}
 }
+
+// TestMatchIgnoresReminders: a turn's match sees the prompt as the user
+// wrote it, not the notes dshd adds to it.
+func TestMatchIgnoresReminders(t *testing.T) {
+	s, err := Parse([]byte(`{"turns":[{"match":"^first$","responses":[{"text":"first done"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "<system-reminder>A summary.</system-reminder>"}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{&llm.Text{Text: "first"}, &llm.Text{Text: "<system-reminder>Session mode: Plan</system-reminder>"}}},
+	}}
+	resp, err := New(s).Stream(context.Background(), req, nil)
+	if err != nil || resp.Message.Text() != "first done" {
+		t.Fatalf("got %q, %v", resp.Message.Text(), err)
+	}
+}
