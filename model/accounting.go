@@ -55,7 +55,7 @@ func (l *Loop) contextWindow(ctx context.Context, model string, o Options) int {
 	if ctx.Err() != nil && source != "server" {
 		return w // a cancelled probe says nothing: ask again next time
 	}
-	o.Logger.Info("context window", "model", model, "tokens", w, "source", source)
+	o.Logger.Debug("context window", "model", model, "tokens", w, "source", source)
 	l.mu.Lock()
 	l.windows[model] = w
 	l.mu.Unlock()

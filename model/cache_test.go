@@ -8,9 +8,9 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/catalog"
-	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"

@@ -8,9 +8,9 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
-	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
 )
@@ -117,6 +117,9 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("the prompt after /compact does not start from the summary: %q / %q", first, next.Messages[1].Text())
 	}
 	h.validate()
+	if _, err := h.conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
 
 	// A new daemon resumes the session from the summary.
 	h2 := chatHarness(t, srv, state, &acp.ClientSessionCapabilities{Compaction: &acp.Capability{}})
@@ -132,6 +135,9 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("resumed session does not continue from the summary: %q", resumed.Messages[0].Text())
 	}
 	h2.validate()
+	if _, err := h2.conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
 
 	// A third loads it, with session.compaction: the compaction is replayed
 	// as a completed compaction_update with its summary.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
-	"github.com/dsh-tools/dshd/internal/anthropicmock"
 )
 
 // goal is the task of the long sessions; the mock model's summaries keep

@@ -344,8 +344,11 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 		tools = append(tools, llm.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 	}
 	instructions := r.opts.Instructions
-	if p := r.t.Project(); p != nil && r.sub == nil {
-		instructions = joinInstructions(p.Prompt(), instructions)
+	project := r.project
+	if p := r.t.Project(); p != nil && r.sub == nil && r.opts.Project == nil {
+		// Re-read for every request: an edited AGENTS.md applies to the
+		// next one (and the prompt stays byte-stable while none changes).
+		project = projectOf(p)
 	}
 	if r.sub != nil {
 		instructions = joinInstructions(instructions, subagentInstructions)
@@ -356,7 +359,7 @@ func (r *run) request(ctx context.Context) (*llm.Response, error) {
 	}
 	req := &llm.Request{
 		Model:     r.model,
-		System:    System{Info: info, Project: r.project, NoTools: len(tools) == 0, Instructions: instructions}.String(),
+		System:    System{Info: info, Project: project, NoTools: len(tools) == 0, Instructions: instructions}.String(),
 		Messages:  r.msgs,
 		Tools:     tools,
 		MaxTokens: r.opts.MaxTokens,

@@ -24,6 +24,10 @@ func TestLoopOverOpenAIAdapter(t *testing.T) {
 	var mu sync.Mutex
 	var bodies []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/chat/completions" {
+			http.NotFound(w, r) // the loop asks local servers for their context size
+			return
+		}
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		if err := json.Unmarshal(raw, &body); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/policy"
 )
@@ -59,6 +60,18 @@ type Project struct {
 	// Skills are listed by name and description; the model loads one when
 	// it needs it.
 	Skills []Skill
+	// SkillTool, optional, names the tool that loads a skill.
+	SkillTool string
+}
+
+// projectOf is the project context of an instructions snapshot (see
+// [bridge.Turn.Project]).
+func projectOf(s *instructions.Snapshot) Project {
+	p := Project{Instructions: s.InstructionsText(), SkillTool: instructions.SkillToolName}
+	for _, k := range s.Skills {
+		p.Skills = append(p.Skills, Skill{Name: k.Name, Description: k.Description})
+	}
+	return p
 }
 
 // Skill is one entry of the system prompt's skill list.
@@ -91,7 +104,13 @@ func (s System) String() string {
 		sb.WriteByte('\n')
 	}
 	if len(s.Project.Skills) > 0 {
-		sb.WriteString("\n# Skills\nLoad a skill's instructions when the task calls for it.\n")
+		sb.WriteString("\n# Skills\nSkills are instructions for particular tasks. When a task matches a skill's description, ")
+		if s.Project.SkillTool != "" {
+			fmt.Fprintf(&sb, "load the skill with the `%s` tool", s.Project.SkillTool)
+		} else {
+			sb.WriteString("load the skill")
+		}
+		sb.WriteString(" before you start, then follow it.\n")
 		for _, k := range s.Project.Skills {
 			fmt.Fprintf(&sb, "- %s: %s", k.Name, firstLine(k.Description))
 			if k.Location != "" {

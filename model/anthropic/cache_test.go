@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/internal/anthropicmock"
+	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 
