@@ -122,7 +122,7 @@ var errNothingToCompact = errors.New("there is nothing older to summarise")
 // maybeCompact compacts before a request that would not fit. It reports
 // false when the turn was cancelled meanwhile.
 func (r *run) maybeCompact(ctx context.Context) bool {
-	if r.sub != nil || r.opts.NoAutoCompact {
+	if r.sub != nil || r.opts.NoAutoCompact || r.autoCompactFailed {
 		return true
 	}
 	if r.promptEstimate(r.msgs) <= r.limit() {
@@ -130,6 +130,10 @@ func (r *run) maybeCompact(ctx context.Context) bool {
 	}
 	err := r.compact(ctx, bridge.CompactionAuto, "")
 	if err != nil && ctx.Err() == nil {
+		// Not again in this turn: every later request would fail the same
+		// way, each shown to the editor. A provider's overflow error still
+		// compacts once more (see steps).
+		r.autoCompactFailed = true
 		r.opts.Logger.Warn("compaction failed; sending the request as it is", "session", r.sessionID, "err", err)
 	}
 	return ctx.Err() == nil

@@ -289,3 +289,41 @@ func TestContextWindowSources(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedCompactionNotRepeated: when the summary cannot be had, the
+// turn does not try again before every request (each attempt would be
+// shown as another failed compaction); the provider's overflow error then
+// ends the turn with a visible message.
+func TestFailedCompactionNotRepeated(t *testing.T) {
+	n := 0
+	srv := anthropicmock.New(t, func(r *anthropicmock.Request) anthropicmock.Reply {
+		if len(r.Tools) == 0 {
+			return anthropicmock.Reply{Error: "summaries are broken today"}
+		}
+		n++
+		// Large arguments, small results: nothing to prune.
+		return anthropicmock.Reply{ToolCalls: []anthropicmock.ToolCall{{ID: fmt.Sprint("toolu_", n), Name: "edit",
+			Input: map[string]any{"path": "a.go", "oldText": strings.Repeat("x", 3000), "newText": "y"}}}}
+	})
+	srv.Window = 12_000
+	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
+	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypass,
+		opts: model.Options{ContextWindow: 12_000, MaxTurnRequests: 40}})
+	sid := h.newSession()
+	if _, err := h.prompt(context.Background(), sid, acp.Text(goal)); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, n := range h.client.Updates() {
+		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && strings.HasPrefix(u.ToolCallID, "compaction-") && u.Status != nil && *u.Status == acp.ToolCallFailed {
+			failed++
+		}
+	}
+	if failed == 0 || failed > 2 {
+		t.Errorf("%d failed compactions shown, want the automatic one and at most one after the overflow", failed)
+	}
+	if msg, _ := h.texts(); !strings.Contains(msg, "⚠ The model request failed") {
+		t.Errorf("reply %q", msg)
+	}
+	h.validate()
+}

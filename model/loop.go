@@ -286,7 +286,7 @@ type run struct {
 	// sent, and the real prompt size of the last response with usage and
 	// the estimate of its request.
 	fixedTokens, sentEstimate, lastActual, lastEstimate int
-	overflowRetried                                     bool
+	overflowRetried, autoCompactFailed                  bool
 	// msgTokens are the estimates of msgs' first messages, which only grow
 	// by appending until a compaction replaces them.
 	msgTokens []int
