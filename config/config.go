@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -358,9 +359,59 @@ func Load(paths []string, validate Validator) (Settings, error) {
 				return Settings{}, locate(p, data, err)
 			}
 		}
+		if IsProjectFile(p) {
+			s = onlyTightens(merged, s)
+		}
 		merged = Merge(merged, s)
 	}
 	return merged, nil
+}
+
+// IsProjectFile reports whether path is a project's settings file
+// (<dir>/.dshd/settings.json): a file that comes with a repository, which
+// may be anyone's.
+func IsProjectFile(path string) bool {
+	return filepath.Base(path) == "settings.json" && filepath.Base(filepath.Dir(path)) == ".dshd"
+}
+
+// onlyTightens drops what a project file says that would loosen the OS
+// sandbox or the permission mode set below it: a cloned repository must
+// not switch off the guarantee its own commands run under. A project may
+// make the sandbox stricter (read-only, no network, required, MCP servers
+// sandboxed), never turn it off, widen its writable roots, give back the
+// network, or make bypassPermissions its default mode; the user's own
+// settings and --config may.
+func onlyTightens(below, project Settings) Settings {
+	sb := &project.Sandbox
+	if sb.Mode != "" && sandboxStrictness(sb.Mode) < sandboxStrictness(below.Sandbox.Mode) {
+		sb.Mode = ""
+	}
+	if sb.Network != nil && *sb.Network {
+		sb.Network = nil
+	}
+	sb.WritableRoots = nil
+	if sb.Required != nil && !*sb.Required {
+		sb.Required = nil
+	}
+	if sb.MCPServers != nil && !*sb.MCPServers {
+		sb.MCPServers = nil
+	}
+	if project.Permissions.DefaultMode == "bypassPermissions" {
+		project.Permissions.DefaultMode = ""
+	}
+	return project
+}
+
+// sandboxStrictness orders the sandbox modes, unknown names as the
+// default (validation reports them).
+func sandboxStrictness(mode string) int {
+	switch mode {
+	case "off":
+		return 0
+	case "read-only":
+		return 2
+	}
+	return 1 // workspace-write, the default
 }
 
 // locate turns a validation error into a FileError that points at the bad

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -204,3 +205,53 @@ func TestMergeModelContextSettings(t *testing.T) {
 		t.Errorf("parsed %+v, %v", s.Model, err)
 	}
 }
+
+// TestProjectFileOnlyTightens: a repository's .dshd/settings.json cannot
+// switch the OS sandbox off, widen it or make bypassPermissions the
+// default; it can make the sandbox stricter. The user's file can do both.
+func TestProjectFileOnlyTightens(t *testing.T) {
+	tests := []struct {
+		name, user, project string
+		want                Sandbox
+		wantMode            string
+	}{
+		{"off is ignored", `{}`, `{"sandbox":{"mode":"off"}}`, Sandbox{}, ""},
+		{"read-only tightens", `{}`, `{"sandbox":{"mode":"read-only"}}`, Sandbox{Mode: "read-only"}, ""},
+		{"back to workspace-write is ignored", `{"sandbox":{"mode":"read-only"}}`, `{"sandbox":{"mode":"workspace-write"}}`, Sandbox{Mode: "read-only"}, ""},
+		{"network back is ignored", `{"sandbox":{"network":false}}`, `{"sandbox":{"network":true}}`, Sandbox{Network: ptr(false)}, ""},
+		{"network off tightens", `{}`, `{"sandbox":{"network":false}}`, Sandbox{Network: ptr(false)}, ""},
+		{"writable roots are ignored", `{"sandbox":{"writableRoots":["/u"]}}`, `{"sandbox":{"writableRoots":["/"]}}`, Sandbox{WritableRoots: []string{"/u"}}, ""},
+		{"required stays", `{"sandbox":{"required":true}}`, `{"sandbox":{"required":false}}`, Sandbox{Required: ptr(true)}, ""},
+		{"mcpServers stays sandboxed", `{"sandbox":{"mcpServers":true}}`, `{"sandbox":{"mcpServers":false}}`, Sandbox{MCPServers: ptr(true)}, ""},
+		{"bypass default is ignored", `{"permissions":{"defaultMode":"plan"}}`, `{"permissions":{"defaultMode":"bypassPermissions"}}`, Sandbox{}, "plan"},
+		{"other modes apply", `{}`, `{"permissions":{"defaultMode":"acceptEdits"}}`, Sandbox{}, "acceptEdits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			user := filepath.Join(dir, "config", "dshd", "settings.json")
+			project := filepath.Join(dir, "repo", ".dshd", "settings.json")
+			for p, data := range map[string]string{user: tt.user, project: tt.project} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, p, data)
+			}
+			s, err := Load([]string{user, project}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s.Sandbox, tt.want) || s.Permissions.DefaultMode != tt.wantMode {
+				t.Errorf("sandbox %+v mode %q, want %+v %q", s.Sandbox, s.Permissions.DefaultMode, tt.want, tt.wantMode)
+			}
+			// The same file as the user's own (or --config) loosens freely.
+			other := filepath.Join(dir, "extra.json")
+			writeFile(t, other, tt.project)
+			if s, err := Load([]string{user, other}, nil); err != nil || s.Sandbox.Mode == "" && strings.Contains(tt.project, `"off"`) {
+				t.Errorf("a trusted file saying %s: %+v, %v", tt.project, s.Sandbox, err)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
