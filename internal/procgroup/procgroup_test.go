@@ -1,3 +1,5 @@
+//go:build unix
+
 package procgroup
 
 import (
@@ -29,7 +31,10 @@ func TestMain(m *testing.M) {
 		}
 		Guard(cmd.Process.Pid)
 		fmt.Println(cmd.Process.Pid)
-		select {}
+		// Park until killed. Not select{}: with every goroutine blocked
+		// the runtime reports a deadlock and the "daemon" dies early.
+		time.Sleep(time.Hour)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
