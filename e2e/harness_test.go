@@ -168,7 +168,7 @@ func spawn(bin, dir string, env []string, args ...string) (*proc, error) {
 	cmd.Dir = dir
 	cmd.Env = env
 	// Its own process group, as editors start agents.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownProcessGroup()
 	p := &proc{cmd: cmd, stderr: &testsupport.SyncBuffer{Limit: 4 << 20}, exited: make(chan struct{})}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {

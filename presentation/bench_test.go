@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -45,15 +44,6 @@ func BenchmarkHunks(b *testing.B) {
 // The machine that runs these is shared, so wall time (ns/op) swings with
 // its load; cpu-ns/op (user+system CPU time of this process, or of the diff
 // child) is the steadier figure to take ratios of.
-
-// processCPU returns the CPU time this process has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func reportCPU(b *testing.B, cpu time.Duration) {
 	if b.N > 0 {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp
 
 import (
@@ -20,6 +22,14 @@ import (
 // that connects launchedConfig(dir), says "connected" on stdout and waits
 // to be killed.
 const daemonEnv = "DSHD_MCP_TEST_DAEMON"
+
+func init() {
+	playDaemon = func() {
+		if dir := os.Getenv(daemonEnv); dir != "" {
+			runAsDaemon(dir)
+		}
+	}
+}
 
 func runAsDaemon(dir string) {
 	servers, _ := Connect(context.Background(), []ServerConfig{launchedConfig(dir)}, Options{Timeout: 20 * time.Second})

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,11 +37,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	if dir := os.Getenv(daemonEnv); dir != "" {
-		runAsDaemon(dir)
+	if playDaemon != nil {
+		playDaemon()
 	}
 	os.Exit(m.Run())
 }
+
+// playDaemon, set where the daemon-death tests exist (group_test.go, Unix),
+// makes a child of the test binary play a daemon when asked to.
+var playDaemon func()
 
 func textResult(s string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
@@ -166,8 +169,8 @@ func TestStdioServer(t *testing.T) {
 	if err := servers.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("server process %d still exists after Close: %v", pid, err)
+	if processExists(pid) {
+		t.Errorf("server process %d still exists after Close", pid)
 	}
 	if _, err := execute(t, byName(t, defs, "mcp__good__echo"), `{"text":"x"}`); err == nil {
 		t.Error("call after Close succeeded")
