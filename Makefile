@@ -4,10 +4,21 @@ BIN     := bin/dshd
 PKGS    := ./...
 FUZZTIME ?= 10s
 
-.PHONY: build test schema bench bench-deps bench-table fuzz interop interop-deps demo fmt-check faults golden clean
+.PHONY: build cross test schema bench bench-deps bench-table fuzz interop interop-deps demo fmt-check faults golden clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/dshd
+
+# The six targets editors run on; release archives are built for the same.
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+# Builds and vets every package (tests included) for each target.
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+		echo "cross: $$t"; \
+		CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; \
+		CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
+	done
 
 # The protocol tests validate every message against the official ACP schema, so make test
 # never runs without it: ../shared/acp/schema.json, $$ACP_SCHEMA, or the official SDK's
