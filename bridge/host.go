@@ -13,6 +13,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/host"
+	"github.com/dsh-tools/dshd/internal/shell"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/sandbox"
@@ -257,9 +258,13 @@ func (e *editorTerminals) discard(ctx context.Context, id string) {
 
 func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*presentation.TerminalCard, error) {
 	s := e.turn.sess
+	bash, err := shell.Name()
+	if err != nil {
+		return nil, err
+	}
 	create := acp.CreateTerminalRequest{
 		SessionID: s.id,
-		Command:   "bash",
+		Command:   bash,
 		Args:      []string{"-c", req.Command},
 	}
 	if len(req.Launcher) > 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dsh-tools/dshd/internal/procgroup"
+	"github.com/dsh-tools/dshd/internal/shell"
 	"github.com/dsh-tools/dshd/sandbox"
 )
 
@@ -76,11 +77,15 @@ type process struct {
 // stderr share one pipe whose write end only the child holds, so the
 // daemon's stdout is never inherited and EOF means every writer is gone.
 func start(c Command) (*process, error) {
+	bash, err := shell.Name()
+	if err != nil {
+		return nil, err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("bash", "-c", c.Line)
+	cmd := exec.Command(bash, "-c", c.Line)
 	if c.Sandbox != nil {
 		if cmd, err = sandbox.Command(*c.Sandbox, cmd.Args); err != nil {
 			r.Close()
