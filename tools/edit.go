@@ -29,7 +29,8 @@ const MaxEditedBytes = 64 << 20
 
 // ApplyEdits applies edits to content in order, each to the result of the
 // previous one, and returns the new content and the number of
-// replacements. It is all or nothing: on the first failing edit it returns
+// replacements. In a CRLF text, the line breaks of old and new are taken
+// as CRLF, so the text stays CRLF. It is all or nothing: on the first failing edit it returns
 // an *EditError and the caller writes nothing.
 func ApplyEdits(content string, edits []Edit) (string, int, error) {
 	if len(edits) == 0 {
@@ -37,6 +38,7 @@ func ApplyEdits(content string, edits []Edit) (string, int, error) {
 	}
 	total := 0
 	for i, e := range edits {
+		e = forLineEnding(content, e)
 		label := "old"
 		if len(edits) > 1 {
 			label = fmt.Sprintf("edits[%d].old", i)

@@ -202,4 +202,3 @@ func TestGrep(t *testing.T) {
 		t.Error("cancelled grep returned no error")
 	}
 }
-

@@ -185,12 +185,12 @@ func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (r
 	if failure != "" {
 		return toolError(failure)
 	}
-	if err := h.Files().WriteTextFile(ctx, l, a.Content); err != nil {
+	after := keepLineEnding(before, a.Content)
+	if err := h.Files().WriteTextFile(ctx, l, after); err != nil {
 		return toolError(fmt.Sprintf("cannot write %s: %v", a.Path, err))
 	}
 	verb := writeVerb(before)
-	r := registry.TextResult(fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, a.Path, countLines(a.Content), len(a.Content)))
-	after := a.Content
+	r := registry.TextResult(fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, a.Path, countLines(after), len(after)))
 	r.View = &presentation.ResultView{Card: presentation.Hunks(abs, before, &after).Card(verb + " " + abs)}
 	return r, nil
 }
@@ -210,8 +210,17 @@ func previewWrite(ctx context.Context, call registry.Call, a WriteArgs) (*presen
 	if failure != "" {
 		return nil, errors.New(failure)
 	}
-	after := a.Content
+	after := keepLineEnding(before, a.Content)
 	return &presentation.ResultView{Card: presentation.Hunks(abs, before, &after).Card("Write " + abs)}, nil
+}
+
+// keepLineEnding is what write puts in place of before: content, with the
+// line breaks of the file it overwrites when that file is CRLF.
+func keepLineEnding(before *string, content string) string {
+	if before == nil || lineEnding(*before) != crlf {
+		return content
+	}
+	return withLineEnding(content, crlf)
 }
 
 // currentText is what write would replace: nil for a file that does not
