@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -30,7 +31,9 @@ func (a *Agent) authMethods(caps acp.ClientCapabilities) []acp.AuthMethod {
 	if a.opts.Auth == nil {
 		return nil
 	}
-	terminal := caps.Auth != nil && caps.Auth.Terminal
+	// The legacy _meta["terminal-auth"] hint of clients from before
+	// auth.terminal (still sent by the ACP Registry's validator) counts too.
+	terminal := caps.Auth != nil && caps.Auth.Terminal || legacyTerminalAuth(caps.Meta)
 	return slices.DeleteFunc(slices.Clone(a.opts.Auth.Methods), func(m acp.AuthMethod) bool {
 		_, isTerminal := m.Value.(*acp.AuthMethodTerminal)
 		return isTerminal && !terminal
@@ -78,4 +81,13 @@ func (c *conn) logout(ctx context.Context, _ *acp.LogoutRequest) (acp.Reply[acp.
 		}
 		return &acp.LogoutResponse{}, nil
 	}), nil
+}
+
+// legacyTerminalAuth reports whether a client's capabilities _meta holds
+// "terminal-auth": true.
+func legacyTerminalAuth(meta acp.Meta) bool {
+	var m struct {
+		TerminalAuth bool `json:"terminal-auth"`
+	}
+	return len(meta) > 0 && json.Unmarshal(meta, &m) == nil && m.TerminalAuth
 }

@@ -64,3 +64,24 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("session/new after logout: %v, want -32000", err)
 	}
 }
+
+// The legacy _meta "terminal-auth" hint (still sent by the ACP Registry's
+// validator) gets the terminal methods too.
+func TestAuthLegacyTerminalHint(t *testing.T) {
+	auth := &bridge.Auth{Methods: []acp.AuthMethod{{Value: &acp.AuthMethodTerminal{ID: "login", Name: "Log in", Args: []string{"auth"}}}}}
+	agent := bridge.New(bridge.Options{Loop: &scriptLoop{}, Registry: registry.New(), Auth: auth, Logger: discardLogger()})
+	for _, tc := range []struct {
+		meta string
+		want int
+	}{{`{"terminal-auth":true}`, 1}, {`{"terminal-auth":false}`, 0}, {`{"other":1}`, 0}} {
+		agentEnd, clientEnd := net.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		go agent.Serve(ctx, agentEnd)
+		conn := (&acptest.Client{}).Serve(ctx, clientEnd)
+		init, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{Meta: acp.Meta(tc.meta)}})
+		cancel()
+		if err != nil || len(init.AuthMethods) != tc.want {
+			t.Errorf("_meta %s: auth methods %+v, %v; want %d", tc.meta, init, err, tc.want)
+		}
+	}
+}

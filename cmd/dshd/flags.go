@@ -43,7 +43,9 @@ ACP over its stdin and stdout. Without a configured provider it plays a built-in
 demo script (no network, no API key).
 
 Usage:
-  dshd [flags]
+  dshd [flags]     serve ACP on stdin and stdout (what editors run)
+  dshd auth        set up a model provider and its API key, interactively
+  dshd logout      remove what dshd auth stored
 
 Flags:
 `
@@ -54,12 +56,15 @@ Environment (used when the matching flag is not given):
   DSHD_CONFIG, DSHD_STATE_DIR, DSHD_LOG_LEVEL
   OPENAI_API_KEY, ANTHROPIC_API_KEY   default API key variables of the providers
   XDG_CONFIG_HOME, XDG_STATE_HOME      locate the user settings and the state directory
+  DSHD_BASH                            Git for Windows' bash.exe, when it is not found by itself
 
 Settings files, later ones win (watched: changes apply without a restart):
   $XDG_CONFIG_HOME/dshd/settings.json (default ~/.config/dshd/settings.json)
   ./.dshd/settings.json (in the directory dshd starts in)
   the file given with --config
 Flags and their environment variables override the model settings of the files.
+The provider stored by dshd auth ($XDG_CONFIG_HOME/dshd/credentials.json) is used
+only when neither names a provider.
 `
 
 // parseFlags parses args. A non-nil error is a usage error; done means the

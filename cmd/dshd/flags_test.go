@@ -99,23 +99,23 @@ func TestOverlayAndRestriction(t *testing.T) {
 
 func TestLoopOptions(t *testing.T) {
 	log := quietLog()
-	if o, err := loopOptions(config.Settings{}, log); err != nil || o.Provider == nil || o.Model != "script" {
+	if o, err := loopOptions(config.Settings{}, "", log); err != nil || o.Provider == nil || o.Model != "script" {
 		t.Errorf("default = %+v, %v", o, err)
 	}
-	if _, err := loopOptions(config.Settings{Model: config.Model{Provider: "openai"}}, log); err == nil {
+	if _, err := loopOptions(config.Settings{Model: config.Model{Provider: "openai"}}, "", log); err == nil {
 		t.Error("openai without a model name accepted")
 	}
 	t.Setenv("TEST_KEY", "sk-secret")
-	o, err := loopOptions(config.Settings{Model: config.Model{Provider: "anthropic", Name: "c", APIKeyEnv: "TEST_KEY"}, MaxTurnRequests: 7}, log)
+	o, err := loopOptions(config.Settings{Model: config.Model{Provider: "anthropic", Name: "c", APIKeyEnv: "TEST_KEY"}, MaxTurnRequests: 7}, "", log)
 	if err != nil || o.Provider == nil || !o.Images || o.MaxTurnRequests != 7 {
 		t.Errorf("anthropic = %+v, %v", o, err)
 	}
 	off := false
-	o, err = loopOptions(config.Settings{Model: config.Model{ContextWindow: 32_000, AutoCompact: &off, Pricing: &config.Pricing{Input: 2, Output: 8}}}, log)
+	o, err = loopOptions(config.Settings{Model: config.Model{ContextWindow: 32_000, AutoCompact: &off, Pricing: &config.Pricing{Input: 2, Output: 8}}}, "", log)
 	if err != nil || o.ContextWindow != 32_000 || !o.NoAutoCompact || o.Pricing == nil || *o.Pricing != (catalog.Pricing{Input: 2, Output: 8, CacheRead: 2, CacheWrite: 2}) {
 		t.Errorf("window, compaction and pricing settings = %+v, %v", o, err)
 	}
-	if _, err := loopOptions(config.Settings{Model: config.Model{Provider: "script", Script: "/does/not/exist.json"}}, log); err == nil {
+	if _, err := loopOptions(config.Settings{Model: config.Model{Provider: "script", Script: "/does/not/exist.json"}}, "", log); err == nil {
 		t.Error("missing script file accepted")
 	}
 }

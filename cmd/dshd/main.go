@@ -18,7 +18,9 @@ import (
 	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/instructions"
+	"github.com/dsh-tools/dshd/internal/credentials"
 	"github.com/dsh-tools/dshd/model"
+	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/task"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
@@ -50,6 +52,14 @@ const (
 // run is the whole daemon: it returns when the editor closes the
 // connection (stdin EOF), on SIGTERM or SIGINT, or when ctx ends.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "auth":
+			return runAuth(ctx, args[1:], stdin, stdout, stderr, getenv)
+		case "logout":
+			return runLogout(args[1:], stdout, stderr, getenv)
+		}
+	}
 	f, done, err := parseFlags(args, stdout, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "dshd: %v\nRun dshd --help for usage.\n", err)
@@ -98,6 +108,27 @@ type daemon struct {
 	project  *instructions.Library
 	// mcpSandboxed is sandbox.mcpServers: stdio MCP servers start sandboxed.
 	mcpSandboxed atomic.Bool
+	// credsPath is where `dshd auth` stores the provider; creds is what it
+	// held at start-up, nil after an ACP logout or when there is none.
+	credsPath string
+	creds     atomic.Pointer[credentials.Credentials]
+}
+
+// protected are the paths no tool may write: the state directory, the
+// settings files and the stored credentials.
+func (d *daemon) protected() []string {
+	p := append([]string{d.stateDir}, d.paths...)
+	if d.credsPath != "" {
+		p = append(p, d.credsPath)
+	}
+	return p
+}
+
+// effective is the settings in force: the files' under the flags, with
+// the stored credentials filling in a provider nobody named, and the key
+// to use ("" = the provider's variable).
+func (d *daemon) effective(files config.Settings) (config.Settings, llm.Secret) {
+	return withCredentials(overlay(files, d.flags), d.creds.Load())
 }
 
 func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
@@ -137,8 +168,15 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	if err != nil {
 		return nil, err
 	}
-	s := overlay(d.live.Current(), f)
-	lopts, err := loopOptions(s, log)
+	if d.credsPath, err = credentialsPath(getenv); err == nil {
+		c, err := credentials.Load(d.credsPath)
+		if err != nil {
+			log.Warn("stored credentials not used", "err", err)
+		}
+		d.creds.Store(c)
+	}
+	s, key := d.effective(d.live.Current())
+	lopts, err := loopOptions(s, key, log)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +210,9 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		// the project's .dshd/settings.local.json by default.
 		Grants:    grants.New(userGrants),
 		Remember:  policy.Scope(s.Permissions.Remember),
-		Protected: append([]string{d.stateDir}, d.paths...),
-		// AGENTS.md, skills and custom commands of each session\'s project.
+		Protected: d.protected(),
+		Auth:      d.auth(),
+		// AGENTS.md, skills and custom commands of each session's project.
 		Instructions: d.project,
 		Logger:       log,
 		// The built-in loop honours _meta.dshd.outputSchema.
@@ -208,7 +247,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 // apply puts a valid settings change into force for the next tool call
 // and the next model request of every session.
 func (d *daemon) apply(files config.Settings) {
-	s := overlay(files, d.flags)
+	s, key := d.effective(files)
 	d.agent.SetRules(ruleSet(s, d.home))
 	mode := s.Permissions.DefaultMode
 	if mode == "" {
@@ -232,7 +271,7 @@ func (d *daemon) apply(files config.Settings) {
 	// The restrictions do not reach session tools (task, skill): recompute
 	// them.
 	d.agent.RefreshSessionTools()
-	lopts, err := loopOptions(s, d.log)
+	lopts, err := loopOptions(s, key, d.log)
 	if err != nil {
 		d.log.Error("model settings not applied; keeping the previous model", "err", err)
 		return

@@ -44,10 +44,22 @@ func start(t *testing.T, cwd string, args ...string) *process {
 // startWith is start with a client of the caller's (say, with terminals).
 func startWith(t *testing.T, cwd string, client *acptest.Client, args ...string) *process {
 	t.Helper()
+	return startClientEnv(t, cwd, client, []string{"XDG_CONFIG_HOME=" + t.TempDir()}, args...)
+}
+
+// startEnv is start with env added to the environment (later entries win).
+func startEnv(t *testing.T, cwd string, env []string, args ...string) *process {
+	t.Helper()
+	return startClientEnv(t, cwd, &acptest.Client{Permission: acptest.AllowOnce}, env, args...)
+}
+
+// startClientEnv is start with both a client and environment of the caller's.
+func startClientEnv(t *testing.T, cwd string, client *acptest.Client, env []string, args ...string) *process {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "DSHD_PROVIDER=", "DSHD_MODEL=", "DSHD_SCRIPT=", "DSHD_CONFIG=")
+	cmd.Env = append(append(os.Environ(), "DSHD_PROVIDER=", "DSHD_MODEL=", "DSHD_SCRIPT=", "DSHD_CONFIG="), env...)
 	p := &process{cmd: cmd, stderr: &strings.Builder{}}
 	cmd.Stderr = p.stderr
 	var err error
