@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/dsh-tools/dshd/internal/pathstyle"
 )
 
 // Root confinement and protected paths: what a call may touch, decided on
@@ -66,7 +68,14 @@ func resolveFrom(resolvedBase, path string) (string, error) {
 		// walks one component at a time, would not.
 		return "", fmt.Errorf("resolve %.60q…: %w (%d bytes, the limit is %d)", path, syscall.ENAMETOOLONG, full, maxPathBytes-1)
 	}
-	rest := pathComponents(path)
+	// An absolute path starts at its volume ("C:", `\\server\share` on
+	// Windows; nothing on Unix), the root that ".." cannot climb above.
+	vol := ""
+	if filepath.IsAbs(path) {
+		vol = filepath.VolumeName(path)
+		resolved = vol + string(filepath.Separator)
+	}
+	rest := pathComponents(path[len(vol):])
 	hops := 0
 	missing := false // once a component is missing, the rest is lexical
 	for len(rest) > 0 {
@@ -103,7 +112,9 @@ func resolveFrom(resolvedBase, path string) (string, error) {
 				return "", fmt.Errorf("resolve %q: %w", path, err)
 			}
 			if filepath.IsAbs(target) {
-				resolved = string(filepath.Separator)
+				tv := filepath.VolumeName(target)
+				resolved = tv + string(filepath.Separator)
+				target = target[len(tv):]
 			}
 			rest = append(pathComponents(target), rest...)
 		default:
@@ -150,6 +161,10 @@ func Confine(roots []string, path string) (abs string, inside bool, err error) {
 // within reports whether the clean absolute path p is dir or lies below it.
 // It compares bytes: "/a/bc" is not within "/a/b".
 func within(dir, p string) bool {
+	if pathstyle.Native == pathstyle.Windows {
+		// Drive letters and names in any case, both separators, \\?\ forms.
+		return pathstyle.Windows.Within(dir, p)
+	}
 	if p == dir || dir == string(filepath.Separator) {
 		return true
 	}
@@ -182,7 +197,8 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 		return true
 	}
 	for _, comp := range pathComponents(abs) {
-		if strings.EqualFold(comp, ".git") {
+		// On Windows ".git." and ".git::$INDEX_ALLOCATION" open .git too.
+		if strings.EqualFold(comp, ".git") || pathstyle.Native == pathstyle.Windows && pathstyle.Windows.SameName(comp, ".git") {
 			return true
 		}
 	}
