@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -88,14 +87,4 @@ func BenchmarkFileCalls(b *testing.B) {
 			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N*calls), "cpu-ns/call")
 		})
 	}
-}
-
-// processCPU is the CPU time (user and system) the process has used, in
-// nanoseconds: agent and client together, all goroutines.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

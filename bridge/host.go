@@ -270,7 +270,7 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 	if len(req.Launcher) > 0 {
 		// The editor starts the sandbox launcher, which runs the command.
 		create.Command = req.Launcher[0]
-		create.Args = append(slices.Clone(req.Launcher[1:]), append([]string{"bash"}, create.Args...)...)
+		create.Args = append(slices.Clone(req.Launcher[1:]), append([]string{bash}, create.Args...)...)
 	}
 	cwd := req.Cwd
 	if cwd == "" {
