@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -124,4 +125,10 @@ func (p Policy) Meta() map[string]any {
 		roots = []string{}
 	}
 	return map[string]any{"mode": string(p.Mode), "network": p.Network, "writableRoots": roots}
+}
+
+// TempDirs are the temporary directories a workspace-write command may
+// write besides its roots: $TMPDIR (os.TempDir) and the usual system ones.
+func TempDirs() []string {
+	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
 }

@@ -388,7 +388,7 @@ func restrict(p Policy, inNetns bool) error {
 	var writable []string
 	switch p.Mode {
 	case ModeWorkspaceWrite:
-		writable = append(slices.Clone(p.WritableRoots), os.TempDir(), "/tmp", "/var/tmp", "/dev/shm")
+		writable = append(slices.Clone(p.WritableRoots), TempDirs()...)
 	case ModeReadOnly:
 		if p.PrivateTemp != "" {
 			writable = []string{p.PrivateTemp}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/sandbox"
 )
 
@@ -53,14 +54,9 @@ type workspace struct {
 func newWorkspace(t *testing.T) workspace {
 	t.Helper()
 	base := t.TempDir()
-	// Outside the writable roots and outside the temp directory, which a
-	// workspace-write command may write: in the package's directory.
-	out, err := os.MkdirTemp(".", "testoutside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ = filepath.Abs(out)
-	t.Cleanup(func() { os.RemoveAll(out) })
+	// Outside the writable roots and outside the temp directories, which a
+	// workspace-write command may write.
+	out := testsupport.OutsideSandbox(t)
 	w := workspace{root: filepath.Join(base, "root"), outside: filepath.Join(out, "outside")}
 	w.userConfig = filepath.Join(w.root, "home", ".config", "dshd")
 	for _, d := range []string{w.outside, filepath.Join(w.root, ".git", "hooks"), filepath.Join(w.root, ".dshd"), w.userConfig, filepath.Join(w.root, "evil")} {

@@ -41,17 +41,8 @@ func requireSandbox(t *testing.T) {
 }
 
 // outsideDir is a directory outside the workspace and outside the temp
-// directory (which sandboxed commands may write): in the package's.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp(".", "testoutside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ = filepath.Abs(d)
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+// directories, which sandboxed commands may write.
+func outsideDir(t *testing.T) string { return testsupport.OutsideSandbox(t) }
 
 func sandboxHarness(t *testing.T, mode sandbox.Mode, opts Options) (*harness, string) {
 	requireSandbox(t)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/sandbox"
 )
 
@@ -27,12 +28,7 @@ func TestCommandsAreSandboxedThroughTheBinary(t *testing.T) {
 	if a := sandbox.Probe(); !a.Available() && os.Getenv("DSHD_SANDBOX_TESTS") == "skip" {
 		t.Skip("DSHD_SANDBOX_TESTS=skip")
 	}
-	outside, err := os.MkdirTemp(".", "testoutside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	outside, _ = filepath.Abs(outside)
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	outside := testsupport.OutsideSandbox(t)
 	// The paths are computed by printf from octal escapes, so that the
 	// protected-path text guard cannot see them.
 	octal := func(s string) string {
@@ -128,12 +124,7 @@ func TestCommandsAreSandboxedThroughTheBinary(t *testing.T) {
 // where nothing else asks, a bash call with escalate: true still asks, says
 // it runs unsandboxed and why, and then runs outside the sandbox.
 func TestEscalatedCommandAsksInBypassThroughTheBinary(t *testing.T) {
-	outside, err := os.MkdirTemp(".", "testoutside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	outside, _ = filepath.Abs(outside)
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	outside := testsupport.OutsideSandbox(t)
 	target := filepath.Join(outside, "allowed")
 	script := map[string]any{"turns": []any{map[string]any{"match": "go", "responses": []any{
 		map[string]any{"toolCalls": []any{map[string]any{"id": "e1", "name": "bash", "arguments": map[string]any{
