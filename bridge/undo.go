@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/internal/atomicfile"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
@@ -314,37 +315,17 @@ func (s *session) takeUndoNote() string {
 	return note
 }
 
-// writeFileAtomic puts content at path by a synced temporary file renamed
-// over it, so an undo interrupted by a crash leaves the old or the new
-// content, never half of one.
+// writeFileAtomic puts content at path (creating its directory), so an
+// undo interrupted by a crash leaves the old or the new content, never
+// half of one.
 func writeFileAtomic(path string, content []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".undo-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, content, mode)
 }
 
 // recordJSON encodes an undo payload; the types encode without error.

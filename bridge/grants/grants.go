@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dsh-tools/dshd/config"
+	"github.com/dsh-tools/dshd/internal/atomicfile"
 	"github.com/dsh-tools/dshd/policy"
 )
 
@@ -385,35 +386,9 @@ func encode(p perms) []byte {
 	return append(b, '\n')
 }
 
-// writeAtomic writes data to a temporary file in path's directory, syncs
-// it and renames it over path, then syncs the directory.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
+// writeAtomic replaces path with data (0644), atomically: a reader sees
+// the old file or the new one.
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 // ignoreLines are what the project directory's .gitignore must hold: the
 // file, its lock, damaged copies and temporary files.

@@ -29,11 +29,3 @@ func lockFile(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}

@@ -26,7 +26,3 @@ func lockFile(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
-
-// syncDir is a no-op: Windows has no directory fsync; the rename itself is
-// atomic.
-func syncDir(string) {}
