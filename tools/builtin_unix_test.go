@@ -4,9 +4,11 @@ package tools
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -43,18 +45,19 @@ func TestBashBackground(t *testing.T) {
 	if r := hs.run("bash_output", map[string]any{"id": id}); !r.IsError {
 		t.Error("finished job still readable after its last read")
 	}
-	r = hs.run("bash", map[string]any{"command": "echo $$; sleep 60", "runInBackground": true})
-	id = strings.TrimSuffix(strings.Fields(text(r))[6], ".")
-	var first string
-	deadline := time.Now().Add(10 * time.Second)
-	for first == "" && time.Now().Before(deadline) {
-		st := hs.run("bash_output", map[string]any{"id": id})
-		first, _, _ = strings.Cut(text(st), "\n")
-		if first == "(no new output)" {
-			first = ""
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The job says it runs by writing its pid into a FIFO, which the test
+	// reads: an explicit signal instead of polling bash_output.
+	fifo := filepath.Join(hs.h.Cwd(), "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	r = hs.run("bash", map[string]any{"command": "echo $$ > ready; sleep 60", "runInBackground": true})
+	id = strings.TrimSuffix(strings.Fields(text(r))[6], ".")
+	pid, err := os.ReadFile(fifo) // blocks until the job has written and closed it
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.TrimSpace(string(pid))
 	r = hs.run("bash_kill", map[string]any{"id": id})
 	if !strings.Contains(text(r), "[ended: killed by SIGTERM]") {
 		t.Errorf("kill %q", text(r))
