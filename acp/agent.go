@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"io"
 )
 
@@ -139,7 +140,7 @@ func (c *ClientConn) SessionUpdateRaw(ctx context.Context, params json.RawMessag
 func (c *ClientConn) UpdateRaw(ctx context.Context, sessionID string, update json.RawMessage) error {
 	buf := getBuf()
 	b := append(*buf, `{"jsonrpc":"2.0","method":"`+MethodSessionUpdate+`","params":{"sessionId":`...)
-	b = appendString(b, sessionID)
+	b = jsonscan.AppendString(b, sessionID)
 	b = append(b, `,"update":`...)
 	b, err := appendTrustedRaw(b, update)
 	if err != nil {

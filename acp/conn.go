@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"io"
 	"log/slog"
 	"runtime/debug"
@@ -247,7 +248,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 func (c *Conn) NotifyRaw(ctx context.Context, method string, params json.RawMessage) error {
 	buf := getBuf()
 	b := append(*buf, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
+	b = jsonscan.AppendString(b, method)
 	b = append(b, `,"params":`...)
 	b, err := appendTrustedRaw(b, params)
 	if err != nil {

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"strconv"
 	"sync"
 
@@ -36,7 +37,7 @@ func putBuf(b *[]byte) {
 // appendNotification appends a notification line (newline included).
 func appendNotification(dst []byte, method string, params any) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
-	dst = appendString(dst, method)
+	dst = jsonscan.AppendString(dst, method)
 	dst, err := appendParamsMember(dst, params)
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func appendRPCMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response
 			dst = appendRPCID(append(dst, `"id":`...), req.ID)
 			dst = append(dst, ',')
 		}
-		dst = appendString(append(dst, `"method":`...), req.Method)
+		dst = jsonscan.AppendString(append(dst, `"method":`...), req.Method)
 		if req.Params != nil {
 			if dst, err = appendTrustedRaw(append(dst, `,"params":`...), *req.Params); err != nil {
 				return nil, false
@@ -89,7 +90,7 @@ func appendRPCMessage(dst []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response
 // appendRPCID appends id as JSON.
 func appendRPCID(dst []byte, id jsonrpc2.ID) []byte {
 	if id.IsString {
-		return appendString(dst, id.Str)
+		return jsonscan.AppendString(dst, id.Str)
 	}
 	return strconv.AppendUint(dst, id.Num, 10)
 }
@@ -110,7 +111,7 @@ func appendErrorMember(dst []byte, e *Error) []byte {
 	dst = append(dst, `,"error":{"code":`...)
 	dst = strconv.AppendInt(dst, e.Code, 10)
 	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, e.Message)
+	dst = jsonscan.AppendString(dst, e.Message)
 	if len(e.Data) > 0 {
 		// Invalid data is dropped rather than corrupting the line.
 		if withData, err := appendRaw(append(dst, `,"data":`...), e.Data); err == nil {
@@ -150,7 +151,7 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 // appendSessionNotification appends n exactly as SessionNotification.MarshalJSON writes it.
 func appendSessionNotification(dst []byte, n *SessionNotification) ([]byte, error) {
 	dst = append(dst, `{"sessionId":`...)
-	dst = appendString(dst, n.SessionID)
+	dst = jsonscan.AppendString(dst, n.SessionID)
 	dst = append(dst, `,"update":`...)
 	dst, err := appendSessionUpdate(dst, n.Update)
 	if err != nil {
@@ -174,5 +175,5 @@ func appendTrustedRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
 		return appendRaw(dst, raw)
 	}
-	return appendValidUTF8(dst, raw), nil
+	return jsonscan.AppendValidUTF8(dst, raw), nil
 }

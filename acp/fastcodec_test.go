@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -146,7 +147,7 @@ func repairedUTF8(b []byte) []byte {
 	if utf8.Valid(b) {
 		return b
 	}
-	return appendValidUTF8(nil, b)
+	return jsonscan.AppendValidUTF8(nil, b)
 }
 
 func checkEncodeMatches(t *testing.T, mask uint16, s1, s2, s3 string, line uint32, raw []byte) {
@@ -194,21 +195,13 @@ func TestFastEncodeMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range nastyStrings {
-		if got, want := appendString(nil, s), mustMarshal(t, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
 func FuzzFastEncode(f *testing.F) {
 	for i, s := range nastyStrings {
 		f.Add(uint16(i*2731), s, nastyStrings[(i+1)%len(nastyStrings)], "x", uint32(i), []byte(`{"k":[1,"<"]}`))
 	}
 	f.Fuzz(func(t *testing.T, mask uint16, s1, s2, s3 string, line uint32, raw []byte) {
-		if got, want := appendString(nil, s1), mustMarshal(t, s1); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s1, got, want)
+		if got, want := jsonscan.AppendString(nil, s1), mustMarshal(t, s1); !bytes.Equal(got, want) {
+			t.Fatalf("jsonscan.AppendString(%q) = %s, want %s", s1, got, want)
 		}
 		checkEncodeMatches(t, mask, s1, s2, s3, line, raw)
 	})

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"sync/atomic"
 	"unicode/utf8"
 )
@@ -132,34 +133,6 @@ func (r *fastReader) seen(mask *uint32, bit uint32) {
 	*mask |= bit
 }
 
-func unhex(c byte) (rune, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0'), true
-	case 'a' <= c && c <= 'f':
-		return rune(c - 'a' + 10), true
-	case 'A' <= c && c <= 'F':
-		return rune(c - 'A' + 10), true
-	}
-	return 0, false
-}
-
-// hex4 decodes the four hex digits at data[i:].
-func hex4(data []byte, i int) (rune, bool) {
-	if i+4 > len(data) {
-		return 0, false
-	}
-	var v rune
-	for _, c := range data[i : i+4] {
-		d, ok := unhex(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | d
-	}
-	return v, true
-}
-
 // str reads a string value. It declines invalid UTF-8 and surrogate escapes, whose
 // replacement rules it leaves to encoding/json.
 func (r *fastReader) str() string {
@@ -221,7 +194,7 @@ func (r *fastReader) str() string {
 			case 't':
 				buf = append(buf, '\t')
 			case 'u':
-				ch, ok := hex4(r.data, j+2)
+				ch, ok := jsonscan.Hex4(r.data, j+2)
 				if !ok || (0xD800 <= ch && ch < 0xE000) {
 					r.fail()
 					return ""
@@ -376,7 +349,7 @@ func (r *fastReader) skipString() {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				j++
 			case 'u':
-				if _, ok := hex4(r.data, j+2); !ok {
+				if _, ok := jsonscan.Hex4(r.data, j+2); !ok {
 					r.fail()
 					return
 				}

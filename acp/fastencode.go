@@ -2,8 +2,8 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"strconv"
-	"unicode/utf8"
 )
 
 // The hot session/update shapes (tool calls, their content, text blocks, locations) are
@@ -80,17 +80,17 @@ func appendSessionUpdate(dst []byte, u SessionUpdate) ([]byte, error) {
 			break
 		}
 		dst = append(dst, `{"sessionUpdate":"tool_call","toolCallId":`...)
-		dst = appendString(dst, v.ToolCallID)
+		dst = jsonscan.AppendString(dst, v.ToolCallID)
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, v.Title)
+		dst = jsonscan.AppendString(dst, v.Title)
 		dst = appendOptString(dst, `,"name":`, v.Name)
 		if v.Kind != "" {
 			dst = append(dst, `,"kind":`...)
-			dst = appendString(dst, string(v.Kind))
+			dst = jsonscan.AppendString(dst, string(v.Kind))
 		}
 		if v.Status != "" {
 			dst = append(dst, `,"status":`...)
-			dst = appendString(dst, string(v.Status))
+			dst = jsonscan.AppendString(dst, string(v.Status))
 		}
 		if dst, err = appendToolCallTail(dst, v.Content, v.Locations, v.RawInput, v.RawOutput, v.Meta); err != nil {
 			return nil, err
@@ -119,16 +119,16 @@ func appendSessionUpdate(dst []byte, u SessionUpdate) ([]byte, error) {
 // tag member) and closes the object.
 func appendToolCallUpdateFields(dst []byte, v *ToolCallUpdate) ([]byte, error) {
 	dst = append(dst, `"toolCallId":`...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = jsonscan.AppendString(dst, v.ToolCallID)
 	dst = appendOptString(dst, `,"title":`, v.Title)
 	dst = appendOptString(dst, `,"name":`, v.Name)
 	if v.Kind != nil {
 		dst = append(dst, `,"kind":`...)
-		dst = appendString(dst, string(*v.Kind))
+		dst = jsonscan.AppendString(dst, string(*v.Kind))
 	}
 	if v.Status != nil {
 		dst = append(dst, `,"status":`...)
-		dst = appendString(dst, string(*v.Status))
+		dst = jsonscan.AppendString(dst, string(*v.Status))
 	}
 	dst, err := appendToolCallTail(dst, v.Content, v.Locations, v.RawInput, v.RawOutput, v.Meta)
 	if err != nil {
@@ -159,7 +159,7 @@ func appendToolCallTail(dst []byte, content []ToolCallContent, locations []ToolC
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"path":`...)
-			dst = appendString(dst, l.Path)
+			dst = jsonscan.AppendString(dst, l.Path)
 			if l.Line != nil {
 				dst = append(dst, `,"line":`...)
 				dst = strconv.AppendUint(dst, uint64(*l.Line), 10)
@@ -202,14 +202,14 @@ func appendToolCallContent(dst []byte, c ToolCallContent) ([]byte, error) {
 			break
 		}
 		dst = append(dst, `{"type":"diff","path":`...)
-		dst = appendString(dst, v.Path)
+		dst = jsonscan.AppendString(dst, v.Path)
 		if v.OldText == nil {
 			dst = append(dst, `,"oldText":null`...) // a new file: explicit, see ToolCallDiff
 		} else {
-			dst = appendString(append(dst, `,"oldText":`...), *v.OldText)
+			dst = jsonscan.AppendString(append(dst, `,"oldText":`...), *v.OldText)
 		}
 		dst = append(dst, `,"newText":`...)
-		dst = appendString(dst, v.NewText)
+		dst = jsonscan.AppendString(dst, v.NewText)
 		if dst, err = appendMeta(dst, v.Meta); err != nil {
 			return nil, err
 		}
@@ -231,7 +231,7 @@ func appendToolCallContent(dst []byte, c ToolCallContent) ([]byte, error) {
 			break
 		}
 		dst = append(dst, `{"type":"terminal","terminalId":`...)
-		dst = appendString(dst, v.TerminalID)
+		dst = jsonscan.AppendString(dst, v.TerminalID)
 		if dst, err = appendMeta(dst, v.Meta); err != nil {
 			return nil, err
 		}
@@ -243,7 +243,7 @@ func appendToolCallContent(dst []byte, c ToolCallContent) ([]byte, error) {
 func appendContentBlock(dst []byte, b ContentBlock) ([]byte, error) {
 	if v, ok := b.Value.(*TextContent); ok && v != nil {
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, v.Text)
+		dst = jsonscan.AppendString(dst, v.Text)
 		var err error
 		if v.Annotations != nil {
 			dst = append(dst, `,"annotations":`...)
@@ -270,7 +270,7 @@ func appendTaggedGeneric(dst []byte, key, union string, v variant) ([]byte, erro
 	if _, unknown := v.(unknownVariant); unknown {
 		return appendRaw(dst, body)
 	}
-	return appendValidUTF8(dst, body), nil
+	return jsonscan.AppendValidUTF8(dst, body), nil
 }
 
 // appendMarshal appends encoding/json's encoding of v (already compact and HTML-escaped),
@@ -280,41 +280,13 @@ func appendMarshal(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendValidUTF8(dst, b), nil
+	return jsonscan.AppendValidUTF8(dst, b), nil
 }
 
 // appendRaw appends raw JSON the way encoding/json emits a json.RawMessage: validated,
 // compacted and HTML-escaped; and, unlike encoding/json, made valid UTF-8.
 func appendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	return appendMarshal(dst, raw)
-}
-
-// appendValidUTF8 appends the JSON text b with each byte that is not part of valid UTF-8
-// replaced by the escape \ufffd. encoding/json copies a json.RawMessage's bytes as they are
-// (rawInput, rawOutput and _meta often hold a tool's output), but every line on the wire must
-// be UTF-8. In valid JSON such bytes can only be inside strings, where the escape stands for
-// U+FFFD, exactly what encoding/json writes for them in a Go string (see appendString).
-// Valid input, the usual case, costs one utf8.Valid scan and no allocation of its own.
-func appendValidUTF8(dst, b []byte) []byte {
-	if utf8.Valid(b) {
-		return append(dst, b...)
-	}
-	start := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(append(dst, b[start:i]...), `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, b[start:]...)
 }
 
 // appendRawMember appends key and raw unless raw is empty (`omitempty` on a json.RawMessage).
@@ -334,74 +306,5 @@ func appendOptString(dst []byte, key string, s *string) []byte {
 	if s == nil {
 		return dst
 	}
-	return appendString(append(dst, key...), *s)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// htmlSafe[b] reports whether ASCII byte b appears unescaped in a string encoding/json writes
-// with HTML escaping on (json.Marshal's default, which every MarshalJSON here inherits).
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		switch b {
-		case '"', '\\', '<', '>', '&':
-		default:
-			t[b] = true
-		}
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string exactly as json.Marshal writes it: short escapes for
-// \b \f \n \r \t, \u00XX for other control bytes and for < > &, \ufffd for each invalid UTF-8
-// byte, and \u2028 / \u2029 escaped.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsonscan.AppendString(append(dst, key...), *s)
 }

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -157,31 +155,6 @@ func FuzzLineReader(f *testing.F) {
 			if len(line) > 0 && !json.Valid(line) {
 				t.Fatalf("wrote an invalid reply line %q", line)
 			}
-		}
-	})
-}
-
-// FuzzAppendValidUTF8: whatever the bytes, the output is valid UTF-8; valid UTF-8 is copied
-// as it is; and JSON stays JSON that encoding/json decodes to the same value (it decodes each
-// invalid byte of a string as U+FFFD, which is what the \ufffd escape says).
-func FuzzAppendValidUTF8(f *testing.F) {
-	for _, s := range []string{`{"p":"a"}`, "{\"p\":\"\xff\"}", "[\"\xc3\",\"\xe2\x82\",\"\xed\xa0\x80\",\"\xf4\x90\x80\x80\"]", "\"\xef\xbf\xbd\"", "\xff", `"\u00e9 é"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		out := appendValidUTF8([]byte("x"), b)[1:]
-		if !utf8.Valid(out) {
-			t.Fatalf("%q -> %q: not UTF-8", b, out)
-		}
-		if utf8.Valid(b) && !bytes.Equal(out, b) {
-			t.Fatalf("%q -> %q: valid UTF-8 changed", b, out)
-		}
-		var want, got any
-		if json.Unmarshal(b, &want) != nil {
-			return
-		}
-		if err := json.Unmarshal(out, &got); err != nil || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q -> %q: decodes to %#v (%v), want %#v", b, out, got, err, want)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"io"
 	"reflect"
 	"strconv"
@@ -204,7 +205,7 @@ func appendStandIn(dst []byte, m message) []byte {
 	}
 	switch {
 	case m.isCall:
-		dst = appendString(append(dst, `,"method":`...), m.method)
+		dst = jsonscan.AppendString(append(dst, `,"method":`...), m.method)
 	case m.err != nil:
 		dst = appendErrorMember(dst, m.err)
 	default:
