@@ -180,7 +180,7 @@ func New(opts Options) *Agent {
 	if opts.NewSessionID == nil {
 		opts.NewSessionID = randomID
 	}
-	if opts.DefaultMode == "" || modeByID(opts.DefaultMode) == nil {
+	if opts.DefaultMode == "" || !policy.Mode(opts.DefaultMode).Valid() {
 		opts.DefaultMode = ModeDefault
 	}
 	for name := range opts.Extensions {
@@ -218,7 +218,7 @@ func (a *Agent) SetRules(rs policy.RuleSet) { a.rules.Store(&rs) }
 // SetDefaultMode changes the mode of sessions created from now on; an
 // unknown mode is refused. Running sessions keep theirs.
 func (a *Agent) SetDefaultMode(mode string) error {
-	if modeByID(mode) == nil {
+	if !policy.Mode(mode).Valid() {
 		return fmt.Errorf("bridge: unknown mode %q", mode)
 	}
 	a.mode.Store(&mode)

@@ -40,9 +40,9 @@ func (s *session) availableCommands() []acp.AvailableCommand {
 }
 
 func bridgeCommands() []acp.AvailableCommand {
-	names := make([]string, len(modes))
-	for i, m := range modes {
-		names[i] = m.id
+	var names []string
+	for _, m := range policy.Modes() {
+		names = append(names, string(m.ID))
 	}
 	return []acp.AvailableCommand{
 		{Name: CommandPermissions, Description: "List the permission rules in force: the remembered answers (session, project, user) and the configured rules."},
@@ -167,16 +167,16 @@ func (s *session) revokeCommand(args []string) string {
 }
 
 func (s *session) modeCommand(args []string) string {
-	if len(args) != 1 || modeByID(args[0]) == nil {
-		names := make([]string, len(modes))
-		for i, m := range modes {
-			names[i] = "`" + m.id + "`"
+	if len(args) != 1 || !policy.Mode(args[0]).Valid() {
+		var names []string
+		for _, m := range policy.Modes() {
+			names = append(names, "`"+string(m.ID)+"`")
 		}
 		return "Usage: `/mode <mode>` with one of " + strings.Join(names, ", ") + "."
 	}
 	if err := s.setMode(args[0]); err != nil {
 		return err.Error()
 	}
-	m := modeByID(args[0])
-	return fmt.Sprintf("Mode: %s. %s", m.name, m.description)
+	m, _ := policy.Mode(args[0]).Info()
+	return fmt.Sprintf("Mode: %s. %s", m.Name, m.Description)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/sessionlog"
+	"github.com/dsh-tools/dshd/policy"
 )
 
 // peer is what the bridge needs of the connection to the editor;
@@ -390,7 +391,7 @@ func (c *conn) setMode(_ context.Context, p *acp.SetSessionModeRequest) (*acp.Se
 	if err != nil {
 		return nil, err
 	}
-	if modeByID(p.ModeID) == nil {
+	if !policy.Mode(p.ModeID).Valid() {
 		return nil, invalidParams("unknown mode %q", p.ModeID)
 	}
 	if err := s.setMode(p.ModeID); err != nil {
@@ -419,7 +420,7 @@ func (c *conn) setConfigOption(_ context.Context, p *acp.SetSessionConfigOptionR
 		}
 		return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 	}
-	if p.Value.Bool != nil || modeByID(p.Value.ID) == nil {
+	if p.Value.Bool != nil || !policy.Mode(p.Value.ID).Valid() {
 		return nil, invalidParams("unknown value for the mode option")
 	}
 	if err := s.setMode(p.Value.ID); err != nil {

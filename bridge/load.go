@@ -87,7 +87,7 @@ func (s *session) restore(recs []sessionlog.Record) {
 		switch r.Kind {
 		case evMode:
 			var e modeEvent
-			if r.Decode(&e) == nil && modeByID(e.Mode) != nil {
+			if r.Decode(&e) == nil && policy.Mode(e.Mode).Valid() {
 				s.mode = e.Mode
 			}
 		case evConfig:

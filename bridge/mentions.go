@@ -174,7 +174,8 @@ func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	if lp.Err != nil || lp.Abs == "" {
 		return host.Landing{}, fmt.Errorf("its path cannot be resolved: %v", lp.Err)
 	}
-	if lp.Root == "" && s.currentMode() != ModeBypass {
+	mode := policy.Mode(s.currentMode())
+	if lp.Root == "" && mode.OutsideRoots() != policy.Allow {
 		return host.Landing{}, fmt.Errorf("it is outside the session's workspace (%s); read it with the read tool, which asks the user first", strings.Join(s.roots, ", "))
 	}
 	l := host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}
@@ -188,7 +189,7 @@ func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	case policy.Deny:
 		return host.Landing{}, fmt.Errorf("the permission rule `%s` denies reading it", v.Rule)
 	case policy.Ask:
-		if s.currentMode() != ModeBypass {
+		if mode.AskRule() != policy.Allow {
 			return host.Landing{}, fmt.Errorf("the permission rule `%s` asks before reading it; read it with the read tool", v.Rule)
 		}
 	}

@@ -13,57 +13,34 @@ import (
 	"github.com/dsh-tools/dshd/registry"
 )
 
-// Session modes. They are offered both as ACP `modes` and as the `mode`
-// config option, kept in sync.
+// Session modes, the rows of [policy.Modes]: they are offered both as ACP
+// `modes` and as the `mode` config option, kept in sync. The policy's mode
+// table is the one description of what each mode does; the listeners
+// below read their decisions from it.
 const (
-	// ModeDefault allows reads; edits and commands ask.
-	ModeDefault = "default"
-	// ModeAcceptEdits also allows edits inside the session's roots.
-	ModeAcceptEdits = "acceptEdits"
-	// ModePlan is read-only: mutating calls are denied with feedback that
-	// tells the model to present a plan instead.
-	ModePlan = "plan"
-	// ModeBypass never asks; deny rules and guards still apply.
-	ModeBypass = "bypassPermissions"
+	ModeDefault           = string(policy.ModeDefault)
+	ModeAcceptEdits       = string(policy.ModeAcceptEdits)
+	ModePlan              = string(policy.ModePlan)
+	ModeBypassPermissions = string(policy.ModeBypassPermissions)
 )
 
 // ConfigMode is the id of the mode config option.
 const ConfigMode = "mode"
 
-type modeInfo struct {
-	id, name, description string
-}
-
-var modes = []modeInfo{
-	{ModeDefault, "Default", "Reads run freely; edits and commands ask first."},
-	{ModeAcceptEdits, "Accept edits", "Edits inside the workspace run without asking; commands still ask."},
-	{ModePlan, "Plan", "Read-only: the agent explores and presents a plan, changing nothing."},
-	{ModeBypass, "Bypass permissions", "Nothing asks; deny rules and protected paths still apply."},
-}
-
-func modeByID(id string) *modeInfo {
-	for i := range modes {
-		if modes[i].id == id {
-			return &modes[i]
-		}
-	}
-	return nil
-}
-
 // modeState is the session's `modes` for new/load/resume responses.
 func (s *session) modeState() *acp.SessionModeState {
 	st := &acp.SessionModeState{CurrentModeID: s.currentMode()}
-	for _, m := range modes {
-		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{ID: m.id, Name: m.name, Description: acp.Ptr(m.description)})
+	for _, m := range policy.Modes() {
+		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{ID: string(m.ID), Name: m.Name, Description: acp.Ptr(m.Description)})
 	}
 	return st
 }
 
 // configOptions is the complete list of the session's config options.
 func (s *session) configOptions() []acp.SessionConfigOption {
-	opts := make([]acp.SelectOption, 0, len(modes))
-	for _, m := range modes {
-		opts = append(opts, acp.SelectOption{Value: m.id, Name: m.name, Description: acp.Ptr(m.description)})
+	var opts []acp.SelectOption
+	for _, m := range policy.Modes() {
+		opts = append(opts, acp.SelectOption{Value: string(m.ID), Name: m.Name, Description: acp.Ptr(m.Description)})
 	}
 	list := []acp.SessionConfigOption{{Value: &acp.SelectConfigOption{
 		ID:           ConfigMode,
@@ -83,18 +60,23 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 // Names of the pre-execute listeners and guards the bridge installs, in
 // waterfall order. Embedders may place their own listeners around them.
 const (
-	// ListenerPlanMode denies mutating calls in plan mode.
+	// ListenerPlanMode denies the calls the mode denies whatever the rules
+	// say ([policy.Mode.Decide]: mutating calls in plan mode).
 	ListenerPlanMode = "bridge/plan-mode"
 	// ListenerDenyRules denies calls a deny rule (configured or
 	// remembered) matches.
 	ListenerDenyRules = "bridge/deny-rules"
-	// ListenerRoots asks before a call touches a path outside the
-	// session's roots (unless an allow rule covers it or the mode is
-	// bypassPermissions).
+	// ListenerRoots decides a call that touches a path outside the
+	// session's roots as the mode says ([policy.Mode.OutsideRoots]: it
+	// asks, naming the path, except in bypassPermissions) unless an allow
+	// rule covers it. It is an ask, not a guard: the landing guard then
+	// makes sure the tool opens exactly the path that was judged.
 	ListenerRoots = "bridge/roots"
-	// ListenerRules applies ask and allow rules.
+	// ListenerRules applies allow rules, and ask rules as the mode says
+	// ([policy.Mode.AskRule]).
 	ListenerRules = "bridge/rules"
-	// ListenerMode decides what no rule decided, by the session mode.
+	// ListenerMode decides what no rule decided, by the session mode
+	// ([policy.Mode.Decide]).
 	ListenerMode = "bridge/mode"
 	// GuardProtected denies writes to protected paths.
 	GuardProtected = "bridge/protected"
@@ -160,7 +142,7 @@ func (a *Agent) landingGuard(exec *pipeline.Execution) string {
 
 func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
 	s := a.sessionFor(exec.Scope())
-	if s == nil || s.currentMode() != ModePlan || !exec.Kind().Mutates() {
+	if s == nil || policy.Mode(s.currentMode()).Decide(exec.Kind()) != policy.Deny {
 		return next()
 	}
 	// A tool that only claims to be read-only (an MCP server's hint) runs
@@ -187,7 +169,7 @@ func (a *Agent) denyRules(exec *pipeline.Execution, next func() pipeline.PreDeci
 
 func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
 	s := a.sessionFor(exec.Scope())
-	if s == nil || s.currentMode() == ModeBypass {
+	if s == nil || policy.Mode(s.currentMode()).OutsideRoots() == policy.Allow {
 		return next()
 	}
 	var outside []string
@@ -217,7 +199,7 @@ func (a *Agent) rulesListener(exec *pipeline.Execution, next func() pipeline.Pre
 	case policy.Allow:
 		return pipeline.AllowOnce()
 	case policy.Ask:
-		if s.currentMode() == ModeBypass {
+		if policy.Mode(s.currentMode()).AskRule() == policy.Allow {
 			return pipeline.AllowOnce()
 		}
 		return pipeline.Ask(fmt.Sprintf("the permission rule \"%s\" asks before this call", v.Rule))
@@ -231,24 +213,21 @@ func (a *Agent) modeListener(exec *pipeline.Execution, next func() pipeline.PreD
 		return next()
 	}
 	kind := exec.Kind()
-	switch mode := s.currentMode(); {
-	case mode == ModeBypass:
+	mode := policy.Mode(s.currentMode())
+	if mode.Decide(kind) == policy.Allow {
+		// ListenerRoots already asked for paths outside the roots.
 		return pipeline.AllowOnce()
-	case !kind.Mutates():
-		return pipeline.AllowOnce()
-	case mode == ModeAcceptEdits && isEditKind(kind):
-		return pipeline.AllowOnce() // ListenerRoots already asked for paths outside the roots
 	}
 	// Say why it asks, not what the call does: a read-only command asks
 	// too, and must not be described as changing anything.
-	name := modeByID(s.currentMode()).name
+	info, _ := mode.Info()
 	switch {
 	case kind == presentation.KindExecute:
-		return pipeline.Ask(fmt.Sprintf("commands ask first in the %s mode", name))
-	case isEditKind(kind):
-		return pipeline.Ask(fmt.Sprintf("file changes ask first in the %s mode", name))
+		return pipeline.Ask(fmt.Sprintf("commands ask first in the %s mode", info.Name))
+	case policy.ChangesFiles(kind):
+		return pipeline.Ask(fmt.Sprintf("file changes ask first in the %s mode", info.Name))
 	}
-	return pipeline.Ask(fmt.Sprintf("the %s tool may change things, so it asks first in the %s mode", exec.ToolName(), name))
+	return pipeline.Ask(fmt.Sprintf("the %s tool may change things, so it asks first in the %s mode", exec.ToolName(), info.Name))
 }
 
 // callPhrase names a call for a person: "this command", "this file
@@ -257,14 +236,10 @@ func callPhrase(exec *pipeline.Execution) string {
 	switch k := exec.Kind(); {
 	case k == presentation.KindExecute:
 		return "this command"
-	case isEditKind(k):
+	case policy.ChangesFiles(k):
 		return "this file change"
 	}
 	return "the " + exec.ToolName() + " tool"
-}
-
-func isEditKind(k presentation.ToolCallKind) bool {
-	return k == presentation.KindEdit || k == presentation.KindDelete || k == presentation.KindMove
 }
 
 // protectedGuard denies writes to the daemon's state directory, its policy

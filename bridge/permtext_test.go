@@ -137,7 +137,7 @@ func TestModeReplyPunctuation(t *testing.T) {
 			reply += c.Content.Value.(*acp.TextContent).Text
 		}
 	}
-	if want := "Mode: Accept edits. Edits inside the workspace run without asking; commands still ask."; reply != want {
+	if want := "Mode: Accept edits. File edits inside the workspace run without asking; commands and anything outside the workspace still ask."; reply != want {
 		t.Errorf("reply %q, want %q", reply, want)
 	}
 }

@@ -85,7 +85,7 @@ func FuzzRestore(f *testing.F) {
 		s := newSession(a, nil, "s1", "/ws", nil, time.UnixMilli(0))
 		s.restore(recs)
 
-		if modeByID(s.mode) == nil {
+		if !policy.Mode(s.mode).Valid() {
 			t.Errorf("restored mode %q is unknown", s.mode)
 		}
 		wantTitle, histories, maxMsg := "", 0, 0

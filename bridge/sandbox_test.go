@@ -141,7 +141,7 @@ func TestEscalatedCommandAlwaysAsks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{bridge.ModeDefault, bridge.ModeAcceptEdits, bridge.ModeBypass} {
+	for _, mode := range []string{bridge.ModeDefault, bridge.ModeAcceptEdits, bridge.ModeBypassPermissions} {
 		t.Run(mode, func(t *testing.T) {
 			run := runShell(t, func(o *bridge.Options) {
 				o.DefaultMode, o.Rules = mode, allowAll
@@ -175,7 +175,7 @@ func TestEscalatedCommandAlwaysAsks(t *testing.T) {
 }
 
 func TestEscalationNeedsJustification(t *testing.T) {
-	run := runShell(t, func(o *bridge.Options) { o.DefaultMode = bridge.ModeBypass; o.Sandbox.Probe = available },
+	run := runShell(t, func(o *bridge.Options) { o.DefaultMode = bridge.ModeBypassPermissions; o.Sandbox.Probe = available },
 		escalated("make install", ""))
 	if len(run.asked) != 0 || !strings.Contains(run.results[0], "justification") {
 		t.Errorf("asked %d times; result %q", len(run.asked), run.results[0])

@@ -284,7 +284,7 @@ type storedFor struct {
 // writes. A call that also runs a command or reads elsewhere is judged by
 // its tool's name only, so a file-change grant never stretches to it.
 func changesFiles(kind presentation.ToolCallKind, subjects []registry.Subject) bool {
-	if !isEditKind(kind) || len(subjects) == 0 {
+	if !policy.ChangesFiles(kind) || len(subjects) == 0 {
 		return false
 	}
 	for _, subj := range subjects {
@@ -342,7 +342,7 @@ func (s *session) callHost(exec *pipeline.Execution) *turnHost {
 // through, so both stay in sync) and logs the change. The updates go out
 // before the response of set_mode/set_config_option.
 func (s *session) setMode(id string) error {
-	if modeByID(id) == nil {
+	if !policy.Mode(id).Valid() {
 		return fmt.Errorf("%w: unknown mode %q", acp.ErrInvalidParams, id)
 	}
 	s.mu.Lock()

@@ -148,7 +148,7 @@ func runWorkload(t testing.TB, noCache bool) workloadResult {
 		return anthropicmock.Reply{Text: "Next I will look at this.", ToolCalls: steps[i]}
 	})
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "test-key", Model: "claude-sonnet-4-5", NoCache: noCache})
-	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypass})
+	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypassPermissions})
 	sid := h.newSession()
 	prompts := []string{
 		"The HTTP handlers in internal/server drop the context of their errors. Wrap every returned error with the handler's name, then build and run the tests.",

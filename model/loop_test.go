@@ -130,7 +130,7 @@ func TestReadOnlyCallsRunConcurrentlyMutatingInOrder(t *testing.T) {
 	     {"id":"w1","name":"poke","arguments":{"path":"c"}},
 	     {"id":"w2","name":"poke","arguments":{"path":"d"}}]},
 	  {"text":"ok"}]}]}`))
-	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: bridge.ModeBypass})
+	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: bridge.ModeBypassPermissions})
 	sid := h.newSession()
 	if stop, err := h.prompt(context.Background(), sid, acp.Text("go")); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
@@ -167,7 +167,7 @@ func TestDelegatingCallsRunAlone(t *testing.T) {
 	     {"id":"d1","name":"deleg","arguments":{"path":"a"}},
 	     {"id":"d2","name":"deleg","arguments":{"path":"b"}}]},
 	  {"text":"ok"}]}]}`))
-	h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypass})
+	h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypassPermissions})
 	if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
 	}

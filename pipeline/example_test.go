@@ -41,7 +41,7 @@ func Example() {
 		}
 		return next()
 	}, pipeline.Last)
-	// Root confinement: a guard can only deny.
+	// A guard can only deny.
 	_ = p.AddGuard("roots", func(exec *pipeline.Execution) string {
 		for _, s := range exec.Subjects() {
 			if !strings.HasPrefix(s.Value, "/work/") {

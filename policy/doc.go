@@ -2,10 +2,12 @@
 // rules written `tool` or `tool(pattern)`, rule sets evaluated with the
 // precedence deny > ask > allow, the rule an allow_always or reject_always
 // grant remembers, the session modes (default, acceptEdits, plan,
-// bypassPermissions), and what a path really names: [Resolve] (the path
+// bypassPermissions: [Modes] is the one table of what each does, which the
+// bridge's listeners read and [Decide] combines with the rules), and what a path really names: [Resolve] (the path
 // the kernel would open, symlinks and ".." included), [LandIn] (where each
 // path subject of a call lands and in which root: the one landing that
-// rules judge and the tool opens), root confinement ([Confine]) and
+// rules judge and the tool opens), root confinement ([Confine]; the bridge asks, it does not refuse, before
+// a path outside the roots) and
 // protected paths with the directories holding them ([Protected]). These
 // are the only implementations: the bridge's listeners and guards use
 // them.

@@ -22,8 +22,8 @@ func Example() {
 
 	decide := func(tool string, kind presentation.ToolCallKind, subjects ...registry.Subject) {
 		verdict := rules.Evaluate(tool, subjects)
-		mode := policy.ModeDecision(policy.ModeDefault, kind, subjects, nil)
-		fmt.Printf("%-28s %-5v (rule %q)\n", subjects[0].Value, policy.Decide(policy.ModeDefault, verdict, mode), verdict.Rule)
+		decision := policy.Decide(policy.ModeDefault, verdict, policy.ModeCall{Kind: kind})
+		fmt.Printf("%-28s %-5v (rule %q)\n", subjects[0].Value, decision, verdict.Rule)
 	}
 	command := func(c string) registry.Subject { return registry.Subject{Kind: registry.SubjectCommand, Value: c} }
 	file := func(p string) registry.Subject {

@@ -4,53 +4,72 @@ import (
 	"fmt"
 
 	"github.com/dsh-tools/dshd/presentation"
-	"github.com/dsh-tools/dshd/registry"
 )
 
 // Mode is a session mode: how calls that no rule decides are treated.
 type Mode string
 
 const (
-	// ModeDefault allows read-only calls and asks before edits and
-	// commands.
+	// ModeDefault allows reads inside the session's roots and asks before
+	// edits, commands and anything outside the roots.
 	ModeDefault Mode = "default"
 	// ModeAcceptEdits also allows file edits inside the session's roots;
-	// commands still ask.
+	// commands and paths outside the roots still ask.
 	ModeAcceptEdits Mode = "acceptEdits"
-	// ModePlan is read-only: mutating calls are denied with
-	// [PlanModeDenial], which tells the model to present a plan instead.
+	// ModePlan is read-only: mutating calls are denied, whatever the rules
+	// allow, with feedback that tells the model to present a plan instead.
 	ModePlan Mode = "plan"
-	// ModeBypassPermissions never asks: what would ask is allowed. Deny
-	// rules and guards still apply.
+	// ModeBypassPermissions never asks, not even for paths outside the
+	// roots or calls an ask rule matches. Deny rules, protected paths, the
+	// OS sandbox and the approval of unsandboxed commands still apply.
 	ModeBypassPermissions Mode = "bypassPermissions"
 )
 
-// PlanModeDenial is the denial reason of a mutating call in plan mode; the
-// model reads it as the call's result.
-const PlanModeDenial = "The session is in plan mode: tools that change files or run commands are " +
-	"not available. Investigate with read-only tools, then present your plan to the user " +
-	"and wait for them to switch modes before making changes."
-
-// ModeInfo describes a mode for the editor (ACP's SessionMode and the
-// options of the `mode` config option).
+// ModeInfo is one row of the mode table: the mode's names for the editor
+// (ACP's SessionMode and the options of the `mode` config option) and for
+// the model (the mode reminder), and what the mode decides. The bridge's
+// listeners read the decisions from here, so the description and the
+// behaviour are written side by side.
 type ModeInfo struct {
 	ID          Mode
 	Name        string
 	Description string
+
+	// Edits decides a file-changing call (kind edit, delete or move)
+	// inside the roots that no rule decides.
+	Edits Decision
+	// Changes decides any other mutating call (commands, tools of kind
+	// other) that no rule decides. Reads are always allowed.
+	Changes Decision
+	// OutsideRoots decides a call with a path outside the session's roots
+	// that no allow rule covers: Ask, or Allow when the mode confines
+	// nothing.
+	OutsideRoots Decision
+	// AskRules is what a matching ask rule decides: Ask, or Allow.
+	AskRules Decision
 }
 
 var modes = []ModeInfo{
-	{ModeDefault, "Default", "Reads are allowed; edits and commands ask for permission."},
-	{ModeAcceptEdits, "Accept edits", "File edits inside the workspace are allowed; commands ask for permission."},
-	{ModePlan, "Plan", "Read-only: the agent investigates and presents a plan without changing anything."},
-	{ModeBypassPermissions, "Bypass permissions", "Nothing asks for permission; deny rules and workspace confinement still apply."},
+	{ModeDefault, "Default",
+		"Reads inside the workspace run freely; edits, commands and anything outside the workspace ask first.",
+		Ask, Ask, Ask, Ask},
+	{ModeAcceptEdits, "Accept edits",
+		"File edits inside the workspace run without asking; commands and anything outside the workspace still ask.",
+		Allow, Ask, Ask, Ask},
+	{ModePlan, "Plan",
+		"Read-only: the agent explores and presents a plan, changing nothing; reads outside the workspace ask first.",
+		Deny, Deny, Ask, Ask},
+	{ModeBypassPermissions, "Bypass permissions",
+		"Nothing asks, not even paths outside the workspace; deny rules, protected paths, the OS sandbox and approval of unsandboxed commands still apply.",
+		Allow, Allow, Allow, Allow},
 }
 
-// Modes returns the modes in the order an editor should list them. The
-// caller may modify the returned slice.
+// Modes returns the mode table in the order an editor should list the
+// modes. The caller may modify the returned slice.
 func Modes() []ModeInfo { return append([]ModeInfo(nil), modes...) }
 
-// Info returns the mode's description; ok is false for an unknown mode.
+// Info returns the mode's row of the table; ok is false for an unknown
+// mode.
 func (m Mode) Info() (info ModeInfo, ok bool) {
 	for _, info := range modes {
 		if info.ID == m {
@@ -58,6 +77,14 @@ func (m Mode) Info() (info ModeInfo, ok bool) {
 		}
 	}
 	return ModeInfo{}, false
+}
+
+// row is the mode's row, the default mode's for an unknown mode.
+func (m Mode) row() ModeInfo {
+	if info, ok := m.Info(); ok {
+		return info
+	}
+	return modes[0]
 }
 
 // Valid reports whether m is one of the modes.
@@ -75,9 +102,9 @@ func ParseMode(id string) (Mode, error) {
 	return m, nil
 }
 
-// isFileEdit reports whether a kind edits files (as opposed to running
-// commands or doing something else that mutates).
-func isFileEdit(kind presentation.ToolCallKind) bool {
+// ChangesFiles reports whether a kind edits files (edit, delete, move), as
+// opposed to running commands or doing something else that mutates.
+func ChangesFiles(kind presentation.ToolCallKind) bool {
 	switch kind {
 	case presentation.KindEdit, presentation.KindDelete, presentation.KindMove:
 		return true
@@ -85,63 +112,67 @@ func isFileEdit(kind presentation.ToolCallKind) bool {
 	return false
 }
 
-// ModeDecision is what the mode says about a call of the given kind and
-// subjects, before rules are considered:
-//
-//   - default: read-only kinds Allow, mutating kinds Ask.
-//   - acceptEdits: read-only kinds Allow; edit, delete and move calls Allow
-//     when they have path subjects only, at least one, and insideRoots
-//     accepts every one; everything else that mutates Asks.
-//   - plan: read-only kinds Allow, mutating kinds Deny (reason
-//     [PlanModeDenial]).
-//   - bypassPermissions: Allow.
-//
-// An unknown mode behaves as default. insideRoots may be nil outside
-// acceptEdits; a nil insideRoots accepts no path.
-func ModeDecision(mode Mode, kind presentation.ToolCallKind, subjects []registry.Subject, insideRoots func(path string) bool) Decision {
-	if mode == ModeBypassPermissions {
+// Decide is what the mode decides for a call of kind, inside the roots,
+// that no rule decides: reads Allow, file changes [ModeInfo.Edits], any
+// other mutating call [ModeInfo.Changes]. An unknown mode behaves as
+// default.
+func (m Mode) Decide(kind presentation.ToolCallKind) Decision {
+	switch r := m.row(); {
+	case !kind.Mutates():
 		return Allow
+	case ChangesFiles(kind):
+		return r.Edits
+	default:
+		return r.Changes
 	}
-	if !kind.Mutates() {
-		return Allow
-	}
-	switch mode {
-	case ModePlan:
-		return Deny
-	case ModeAcceptEdits:
-		if isFileEdit(kind) && len(subjects) > 0 && insideRoots != nil {
-			for _, s := range subjects {
-				if s.Kind != registry.SubjectPath || !insideRoots(s.Value) {
-					return Ask
-				}
-			}
-			return Allow
-		}
-	}
-	return Ask
 }
 
-// Decide combines the rules' verdict with the mode's decision into the
-// decision for the call:
+// OutsideRoots is what the mode decides for a call with a path outside
+// the roots that no allow rule covers ([ModeInfo.OutsideRoots]).
+func (m Mode) OutsideRoots() Decision { return m.row().OutsideRoots }
+
+// AskRule is what the mode makes of a matching ask rule
+// ([ModeInfo.AskRules]).
+func (m Mode) AskRule() Decision { return m.row().AskRules }
+
+// ModeCall is what the mode table needs to know of a call.
+type ModeCall struct {
+	Kind presentation.ToolCallKind
+	// OutsideRoots: a path subject lands outside every root of the session.
+	OutsideRoots bool
+	// ReadOnlyHint: the tool claims to change nothing (an MCP server's
+	// hint), which lets it run in plan mode when an allow rule, the
+	// user's word, covers it.
+	ReadOnlyHint bool
+}
+
+// Decide is the decision for a call, from the rules' verdict and the
+// mode, in the order the bridge's listeners apply it:
 //
-//  1. a deny rule denies;
-//  2. a mode denial (plan mode) denies, whatever the rules allow;
-//  3. an ask rule asks, except in bypassPermissions, which allows;
-//  4. an allow rule allows;
-//  5. otherwise the mode decides.
-func Decide(mode Mode, rules Verdict, modeDecision Decision) Decision {
+//  1. a mode denial (plan mode) denies a mutating call, whatever the
+//     rules allow, unless the tool has a read-only hint and an allow rule
+//     covers it;
+//  2. a deny rule denies;
+//  3. a path outside the roots decides as [Mode.OutsideRoots] unless an
+//     allow rule covers the call;
+//  4. an allow rule allows, an ask rule decides as [Mode.AskRule];
+//  5. otherwise [Mode.Decide] decides.
+//
+// Approval of unsandboxed commands and protected paths lie outside the
+// modes: they ask or deny in every mode.
+func Decide(mode Mode, rules Verdict, call ModeCall) Decision {
+	if mode.Decide(call.Kind) == Deny && !(call.ReadOnlyHint && rules.Decision == Allow) {
+		return Deny
+	}
 	switch {
 	case rules.Decision == Deny:
 		return Deny
-	case modeDecision == Deny:
-		return Deny
-	case rules.Decision == Ask:
-		if mode == ModeBypassPermissions {
-			return Allow
-		}
-		return Ask
+	case call.OutsideRoots && rules.Decision != Allow && mode.OutsideRoots() != Allow:
+		return mode.OutsideRoots()
 	case rules.Decision == Allow:
 		return Allow
+	case rules.Decision == Ask:
+		return mode.AskRule()
 	}
-	return modeDecision
+	return mode.Decide(call.Kind)
 }

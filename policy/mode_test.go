@@ -1,73 +1,74 @@
 package policy
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/dsh-tools/dshd/presentation"
-	"github.com/dsh-tools/dshd/registry"
 )
 
-func TestModeDecision(t *testing.T) {
-	inside := func(p string) bool { return strings.HasPrefix(p, "/w/") }
-	in := []registry.Subject{pathSubj("/w/a.go")}
-	out := []registry.Subject{pathSubj("/w/a.go"), pathSubj("/etc/passwd")}
-	cmd := []registry.Subject{cmdSubj("go test")}
+func TestModeDecide(t *testing.T) {
 	tests := []struct {
-		mode     Mode
-		kind     presentation.ToolCallKind
-		subjects []registry.Subject
-		want     Decision
+		mode Mode
+		kind presentation.ToolCallKind
+		want Decision
 	}{
-		{ModeDefault, presentation.KindRead, in, Allow},
-		{ModeDefault, presentation.KindSearch, nil, Allow},
-		{ModeDefault, presentation.KindEdit, in, Ask},
-		{ModeDefault, presentation.KindExecute, cmd, Ask},
-		{ModeDefault, presentation.KindOther, nil, Ask},
-		{ModeAcceptEdits, presentation.KindRead, out, Allow},
-		{ModeAcceptEdits, presentation.KindEdit, in, Allow},
-		{ModeAcceptEdits, presentation.KindDelete, in, Allow},
-		{ModeAcceptEdits, presentation.KindMove, out, Ask},
-		{ModeAcceptEdits, presentation.KindEdit, nil, Ask},
-		{ModeAcceptEdits, presentation.KindEdit, append(in, cmdSubj("x")), Ask},
-		{ModeAcceptEdits, presentation.KindExecute, cmd, Ask},
-		{ModePlan, presentation.KindRead, in, Allow},
-		{ModePlan, presentation.KindFetch, nil, Allow},
-		{ModePlan, presentation.KindEdit, in, Deny},
-		{ModePlan, presentation.KindExecute, cmd, Deny},
-		{ModeBypassPermissions, presentation.KindExecute, cmd, Allow},
-		{ModeBypassPermissions, presentation.KindEdit, out, Allow},
-		{Mode("nonsense"), presentation.KindEdit, in, Ask},
+		{ModeDefault, presentation.KindRead, Allow},
+		{ModeDefault, presentation.KindSearch, Allow},
+		{ModeDefault, presentation.KindEdit, Ask},
+		{ModeDefault, presentation.KindExecute, Ask},
+		{ModeDefault, presentation.KindOther, Ask},
+		{ModeAcceptEdits, presentation.KindRead, Allow},
+		{ModeAcceptEdits, presentation.KindEdit, Allow},
+		{ModeAcceptEdits, presentation.KindDelete, Allow},
+		{ModeAcceptEdits, presentation.KindMove, Allow},
+		{ModeAcceptEdits, presentation.KindExecute, Ask},
+		{ModeAcceptEdits, presentation.KindOther, Ask},
+		{ModePlan, presentation.KindRead, Allow},
+		{ModePlan, presentation.KindFetch, Allow},
+		{ModePlan, presentation.KindEdit, Deny},
+		{ModePlan, presentation.KindExecute, Deny},
+		{ModeBypassPermissions, presentation.KindExecute, Allow},
+		{ModeBypassPermissions, presentation.KindEdit, Allow},
+		{Mode("nonsense"), presentation.KindEdit, Ask},
+		{Mode("nonsense"), presentation.KindRead, Allow},
 	}
 	for _, tt := range tests {
-		if got := ModeDecision(tt.mode, tt.kind, tt.subjects, inside); got != tt.want {
-			t.Errorf("ModeDecision(%s, %s, %v) = %v, want %v", tt.mode, tt.kind, tt.subjects, got, tt.want)
+		if got := tt.mode.Decide(tt.kind); got != tt.want {
+			t.Errorf("%s.Decide(%s) = %v, want %v", tt.mode, tt.kind, got, tt.want)
 		}
-	}
-	if got := ModeDecision(ModeAcceptEdits, presentation.KindEdit, in, nil); got != Ask {
-		t.Errorf("nil insideRoots = %v, want ask", got)
 	}
 }
 
 func TestDecide(t *testing.T) {
+	edit := ModeCall{Kind: presentation.KindEdit}
+	editOutside := ModeCall{Kind: presentation.KindEdit, OutsideRoots: true}
+	readOutside := ModeCall{Kind: presentation.KindRead, OutsideRoots: true}
+	hinted := ModeCall{Kind: presentation.KindOther, ReadOnlyHint: true}
 	tests := []struct {
 		mode  Mode
 		rules Decision
-		mode_ Decision
+		call  ModeCall
 		want  Decision
 	}{
-		{ModeDefault, Deny, Allow, Deny},
-		{ModeBypassPermissions, Deny, Allow, Deny},
-		{ModePlan, Allow, Deny, Deny},
-		{ModeDefault, Ask, Allow, Ask},
-		{ModeBypassPermissions, Ask, Allow, Allow},
-		{ModeDefault, Allow, Ask, Allow},
-		{ModeDefault, None, Ask, Ask},
-		{ModeAcceptEdits, None, Allow, Allow},
+		{ModeDefault, Deny, edit, Deny},
+		{ModeBypassPermissions, Deny, edit, Deny},
+		{ModePlan, Allow, edit, Deny},
+		{ModePlan, Allow, hinted, Allow},
+		{ModePlan, None, hinted, Deny},
+		{ModePlan, None, readOutside, Ask},
+		{ModeDefault, Ask, edit, Ask},
+		{ModeBypassPermissions, Ask, edit, Allow},
+		{ModeDefault, Allow, edit, Allow},
+		{ModeDefault, None, edit, Ask},
+		{ModeAcceptEdits, None, edit, Allow},
+		{ModeAcceptEdits, None, editOutside, Ask},
+		{ModeAcceptEdits, Allow, editOutside, Allow},
+		{ModeDefault, None, readOutside, Ask},
+		{ModeBypassPermissions, None, editOutside, Allow},
 	}
 	for _, tt := range tests {
-		if got := Decide(tt.mode, Verdict{Decision: tt.rules}, tt.mode_); got != tt.want {
-			t.Errorf("Decide(%s, %v, %v) = %v, want %v", tt.mode, tt.rules, tt.mode_, got, tt.want)
+		if got := Decide(tt.mode, Verdict{Decision: tt.rules}, tt.call); got != tt.want {
+			t.Errorf("Decide(%s, %v, %+v) = %v, want %v", tt.mode, tt.rules, tt.call, got, tt.want)
 		}
 	}
 }
