@@ -122,7 +122,7 @@ type sessionFiles struct{ s *session }
 
 func (f *sessionFiles) ReadTextFile(ctx context.Context, l host.Landing, line, limit int) (string, error) {
 	if !f.s.conn.features.readFile {
-		return l.ReadText(ctx, line, limit)
+		return host.LocalFiles{}.ReadTextFile(ctx, l, line, limit)
 	}
 	// Existence is decided by the disk: editors may answer a missing file
 	// with empty text.
@@ -161,7 +161,7 @@ func (f *sessionFiles) ReadTextFile(ctx context.Context, l host.Landing, line, l
 // opens it by name, and os.Root cannot protect an editor's open.
 func (f *sessionFiles) WriteTextFile(ctx context.Context, l host.Landing, content string) error {
 	if !f.s.conn.features.writeFile {
-		return l.WriteText(content)
+		return host.LocalFiles{}.WriteTextFile(ctx, l, content)
 	}
 	if err := l.MkdirParents(); err != nil {
 		return err

@@ -177,3 +177,33 @@ func TestWriteOutsideRootsCreatesNothing(t *testing.T) {
 		t.Errorf("a directory was created outside the roots: %v", err)
 	}
 }
+
+// TestLocalEditReplacesTheFile: without fs/write_text_file an edit lands
+// through a temporary file renamed over the target (host.LocalFiles), so
+// a reader never sees half a file: a hard link to the old file keeps the
+// old content, and no temporary file is left.
+func TestLocalEditReplacesTheFile(t *testing.T) {
+	cwd := t.TempDir()
+	target := filepath.Join(cwd, "main.go")
+	if err := os.WriteFile(target, []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "old.go")
+	if err := os.Link(target, old); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	client := &acptest.Client{Permission: acptest.AllowOnce}
+	res := runTool(t, client, acp.ClientCapabilities{}, cwd, builtin(t, "write"), `{"path":"main.go","content":"package lib\n"}`)
+	if res.IsError {
+		t.Fatalf("write failed: %s", resultText(res))
+	}
+	if b, _ := os.ReadFile(target); string(b) != "package lib\n" {
+		t.Errorf("main.go = %q", b)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "package main\n" {
+		t.Errorf("the old file was written in place: %q", b)
+	}
+	if entries, _ := os.ReadDir(cwd); len(entries) != 1 {
+		t.Errorf("files left beside main.go: %v", entries)
+	}
+}

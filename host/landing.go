@@ -3,8 +3,6 @@ package host
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/dsh-tools/dshd/internal/atomicfile"
 )
 
 // Landing is where one path argument of the running call lands, as the
@@ -211,33 +211,5 @@ func (l Landing) WriteText(content string) error {
 			return err
 		}
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".dshd-"+hex.EncodeToString(rnd[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			r.Remove(tmp)
-		}
-	}()
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := r.Rename(tmp, rel); err != nil {
-		return err
-	}
-	renamed = true
-	return nil
+	return atomicfile.WriteIn(r, rel, []byte(content), mode)
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,24 +10,6 @@ import (
 
 	"github.com/dsh-tools/dshd/host"
 )
-
-// LocalFiles is the local-disk [host.Files], beneath each landing's root
-// (see [host.Landing]): reading streams the file, so a line/limit window
-// costs memory for that window only; writing goes through a temporary file
-// and a rename, so a reader never sees half a file.
-type LocalFiles struct{}
-
-// ReadTextFile returns the text of l, or of limit lines from the 1-based
-// line when those are positive.
-func (LocalFiles) ReadTextFile(ctx context.Context, l host.Landing, line, limit int) (string, error) {
-	return l.ReadText(ctx, line, limit)
-}
-
-// WriteTextFile replaces l with content atomically, creating parent
-// directories and keeping the mode of a file it replaces.
-func (LocalFiles) WriteTextFile(ctx context.Context, l host.Landing, content string) error {
-	return l.WriteText(content)
-}
 
 // sniffLen is how much of a file decides whether it is binary (what git
 // and GNU grep look at, give or take).

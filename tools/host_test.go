@@ -28,7 +28,7 @@ type fakeHost struct {
 }
 
 func newFakeHost(cwd string) *fakeHost {
-	return &fakeHost{session: "sess-1", cwd: cwd, files: LocalFiles{}}
+	return &fakeHost{session: "sess-1", cwd: cwd, files: host.LocalFiles{}}
 }
 
 func (h *fakeHost) SessionID() string { return h.session }

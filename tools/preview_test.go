@@ -40,7 +40,7 @@ func (f *bufferFiles) WriteTextFile(ctx context.Context, l host.Landing, content
 	f.mu.Lock()
 	f.writes++
 	f.mu.Unlock()
-	return LocalFiles{}.WriteTextFile(ctx, l, content)
+	return host.LocalFiles{}.WriteTextFile(ctx, l, content)
 }
 
 func previewDiffs(t *testing.T, hs *harness, name string, args map[string]any) ([]presentation.FileDiff, error) {

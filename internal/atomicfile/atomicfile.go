@@ -1,52 +1,98 @@
-// Package atomicfile replaces a file so that a reader, or a crash, finds
-// the old content or the new, never half of one: the data goes to a
-// synced temporary file beside the target, which is renamed over it, and
-// the directory is synced so the rename survives a crash.
+// Package atomicfile replaces a file so that a reader, or a failed write,
+// finds the old content or the new, never half of one: the data goes to a
+// temporary file beside the target, which is renamed over it. It is the
+// one atomic writer of the module: the daemon's own files ([Write], which
+// also syncs the file and its directory so the rename survives a crash)
+// and the files tools change inside a session root ([WriteIn], beneath
+// the root's [os.Root], through host.Landing).
 //
 //	err := atomicfile.Write(".dshd/settings.local.json", data, 0o644)
 //
-// The temporary file is named ".<name>.tmp-*" in the target's directory
-// (so a .gitignore can name it) and is removed when anything fails.
-// Files inside a session root are written through host landings instead
-// (beneath an os.Root); this package serves the daemon's own files.
+// The temporary file is named ".<name>.tmp-<random>" in the target's
+// directory (so a .gitignore can name it) and is removed when anything
+// fails.
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// Write puts data at path with the given permission bits, atomically. The
-// directory must exist.
+// Write puts data at path with the given permission bits, atomically and
+// durably (the file and its directory are synced). The directory must
+// exist.
 func Write(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	// Before the data, so a 0600 file is never readable more widely.
-	if err := tmp.Chmod(mode.Perm()); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	defer r.Close()
+	if err := write(r, filepath.Base(path), data, mode, true); err != nil {
 		return err
 	}
 	syncDir(dir)
+	return nil
+}
+
+// WriteIn puts data at name, a path relative to r, with the given
+// permission bits, atomically; the directory must exist. It does not sync:
+// it serves edits of the user's files, which (like an editor's save) may
+// be lost by a crash right after, but are never left half written.
+func WriteIn(r *os.Root, name string, data []byte, mode fs.FileMode) error {
+	return write(r, name, data, mode, false)
+}
+
+// beforeRename, when set (by tests), runs after the temporary file is
+// written and closed; an error it returns fails the write there.
+var beforeRename func() error
+
+func write(r *os.Root, name string, data []byte, mode fs.FileMode, sync bool) error {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
+	if err != nil {
+		return err
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			_ = r.Remove(tmp)
+		}
+	}()
+	// Before the data, so a 0600 file is never readable more widely (the
+	// umask may have narrowed the mode OpenFile gave it, too).
+	if err := f.Chmod(mode.Perm()); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if beforeRename != nil {
+		if err := beforeRename(); err != nil {
+			return err
+		}
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		return err
+	}
+	renamed = true
 	return nil
 }
 

@@ -1,12 +1,11 @@
-package atomicfile_test
+package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	"github.com/dsh-tools/dshd/internal/atomicfile"
 )
 
 func TestWrite(t *testing.T) {
@@ -19,7 +18,7 @@ func TestWrite(t *testing.T) {
 		data string
 		mode os.FileMode
 	}{{"new", 0o644}, {"secret", 0o600}} {
-		if err := atomicfile.Write(p, []byte(tc.data), tc.mode); err != nil {
+		if err := Write(p, []byte(tc.data), tc.mode); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(p)
@@ -31,7 +30,40 @@ func TestWrite(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "missing", "f"), nil, 0o644); err == nil {
+	if err := Write(filepath.Join(dir, "missing", "f"), nil, 0o644); err == nil {
 		t.Error("a write into a missing directory succeeded")
+	}
+}
+
+// TestFailedWriteKeepsOldContent: a write that fails after the new data is
+// on disk (in the temporary file) leaves the old content and no temporary
+// file, through both entry points.
+func TestFailedWriteKeepsOldContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("disk on fire")
+	beforeRename = func() error { return failed }
+	defer func() { beforeRename = nil }()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for name, write := range map[string]func() error{
+		"Write":   func() error { return Write(p, []byte("new"), 0o644) },
+		"WriteIn": func() error { return WriteIn(r, "f.txt", []byte("new"), 0o644) },
+	} {
+		if err := write(); !errors.Is(err, failed) {
+			t.Errorf("%s: err = %v, want %v", name, err, failed)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "old" {
+			t.Errorf("%s: the file holds %q after a failed write, want the old content", name, got)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%s: temporary files left: %v", name, entries)
+		}
 	}
 }
