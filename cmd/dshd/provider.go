@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/internal/credentials"
 	"github.com/dsh-tools/dshd/model"
-	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/catalog"
 	"github.com/dsh-tools/dshd/model/llm"
-	"github.com/dsh-tools/dshd/model/openai"
-	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/model/providers"
 )
 
 // loopOptions builds the agent loop's options from the effective
@@ -42,64 +39,23 @@ func loopOptions(s config.Settings, key llm.Secret, log *slog.Logger) (model.Opt
 			o.Pricing.CacheWrite = p.Input
 		}
 	}
-	switch m.Provider {
-	case "", "script":
-		sc := script.Demo()
-		if m.Script != "" {
-			var err error
-			if sc, err = script.Load(m.Script); err != nil {
-				return o, err
-			}
-		}
-		o.Provider = script.New(sc)
+	p, info, err := providers.New(providers.Options{
+		Provider: m.Provider, Model: m.Name, BaseURL: m.BaseURL, APIKey: key, APIKeyEnv: m.APIKeyEnv,
+		Script: m.Script, MaxTokens: m.MaxTokens, Logger: log,
+	})
+	if err != nil {
+		return o, err
+	}
+	o.Provider, o.Images = p, info.Images
+	if info.Provider == providers.Script {
 		if m.Provider == "" && m.Script == "" {
 			o.Provider = demoNotice{o.Provider}
 		}
 		if o.Model == "" {
 			o.Model = "script"
 		}
-	case "openai":
-		if m.Name == "" {
-			return o, fmt.Errorf("the openai provider needs a model name (--model or model.name)")
-		}
-		key, from := secretOr(key, keyEnv(m.APIKeyEnv, "OPENAI_API_KEY"))
-		if from == "" {
-			log.Info("no API key for the openai provider; requests go without one (fine for Ollama and llama.cpp)", "env", keyEnv(m.APIKeyEnv, "OPENAI_API_KEY"))
-		}
-		o.Provider = openai.New(openai.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Transport: openai.Transport{Logger: log}})
-		o.Images = true
-	case "anthropic":
-		if m.Name == "" {
-			return o, fmt.Errorf("the anthropic provider needs a model name (--model or model.name)")
-		}
-		env := keyEnv(m.APIKeyEnv, "ANTHROPIC_API_KEY")
-		key, from := secretOr(key, env)
-		if from == "" {
-			log.Warn("no API key for the anthropic provider: requests will be refused", "env", env)
-		}
-		o.Provider = anthropic.New(anthropic.Config{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens, Transport: anthropic.Transport{Logger: log}})
-		o.Images = true
-	default:
-		return o, fmt.Errorf("unknown provider %q (want script, openai or anthropic)", m.Provider)
 	}
 	return o, nil
-}
-
-func keyEnv(configured, def string) string {
-	if configured != "" {
-		return configured
-	}
-	return def
-}
-
-// secretOr is key when there is one (from the stored credentials), else
-// the value of the environment variable env; from names where it came
-// from, "" when nowhere.
-func secretOr(key llm.Secret, env string) (llm.Secret, string) {
-	if key != "" {
-		return key, "credentials"
-	}
-	return llm.SecretFromEnv(env)
 }
 
 // withCredentials fills in the provider that `dshd auth` stored when

@@ -1,10 +1,10 @@
 package providers
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/llm"
@@ -19,45 +19,57 @@ const (
 	Anthropic = "anthropic"
 )
 
-// Options are the provider settings. Empty fields fall back to the
-// environment:
-//
-//   - BaseURL: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, then the vendor's URL.
-//   - the key: the variable named by APIKeyEnv, else OPENAI_API_KEY or
-//     ANTHROPIC_API_KEY. OpenAI-compatible servers may need no key (Ollama,
-//     llama.cpp); Anthropic requires one.
-//   - Provider: "script" when empty; with no Script file that is the
-//     embedded demo.
+// Options are the provider settings.
 type Options struct {
-	Provider  string // script | openai | anthropic
-	Model     string
-	BaseURL   string
-	APIKeyEnv string // name of the environment variable holding the key
-	Script    string // script file, for the script provider
+	// Provider is script, openai or anthropic; "" is script.
+	Provider string
+	// Model is the model name (required but for script).
+	Model string
+	// BaseURL is the API root; "" is the vendor's.
+	BaseURL string
+	// APIKey, when set (a key the caller stored), is used in place of the
+	// environment.
+	APIKey llm.Secret
+	// APIKeyEnv names the environment variable holding the key; "" is
+	// OPENAI_API_KEY or ANTHROPIC_API_KEY. OpenAI-compatible servers may
+	// need no key (Ollama, llama.cpp); Anthropic refuses requests without
+	// one, which is logged as a warning rather than refused here, so that
+	// a daemon still starts and says why its requests fail.
+	APIKeyEnv string
+	// Script is the script file of the script provider; "" is the
+	// embedded demo.
+	Script    string
 	MaxTokens int
 	Logger    *slog.Logger
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 }
 
-// Info describes the built provider for logs; it never holds the key.
+// Info describes the built provider; it never holds the key.
 type Info struct {
 	Provider string
 	Model    string
 	BaseURL  string
-	KeyFrom  string // the environment variable the key came from, if any
-	Script   string // "embedded demo" or the file
+	// KeyFrom is where the key came from: "credentials" (Options.APIKey),
+	// the environment variable, or "" when there is none.
+	KeyFrom string
+	// Script is "embedded demo" or the script file (script provider).
+	Script string
+	// Images reports whether the provider accepts image input.
+	Images bool
 }
 
-// ErrConfig marks a settings problem (unknown provider, missing model or
-// key), as opposed to a failure reading a script file.
-var ErrConfig = errors.New("provider configuration")
-
-// New builds the provider o describes.
+// New builds the provider o describes. A script file that does not load
+// fails with its *script.Error; a settings problem (an unknown provider, a
+// missing model name) with an error saying which setting to fix.
 func New(o Options) (llm.Provider, Info, error) {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	info := Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL}
 	switch o.Provider {
@@ -75,39 +87,38 @@ func New(o Options) (llm.Provider, Info, error) {
 		return script.New(s), info, nil
 	case OpenAI, Anthropic:
 	default:
-		return nil, info, fmt.Errorf("%w: unknown provider %q (want script, openai or anthropic)", ErrConfig, o.Provider)
+		return nil, info, fmt.Errorf("unknown provider %q (want script, openai or anthropic)", o.Provider)
 	}
 	if o.Model == "" {
-		return nil, info, fmt.Errorf("%w: provider %s needs a model (--model)", ErrConfig, o.Provider)
+		return nil, info, fmt.Errorf("the %s provider needs a model name (--model or model.name)", o.Provider)
 	}
-	defaultKeyEnv, baseEnv := openai.APIKeyEnv, "OPENAI_BASE_URL"
-	if o.Provider == Anthropic {
-		defaultKeyEnv, baseEnv = anthropic.APIKeyEnv, "ANTHROPIC_BASE_URL"
-	}
-	if info.BaseURL == "" {
-		info.BaseURL = getenv(baseEnv)
-	}
+	info.Images = true
 	keyEnv := o.APIKeyEnv
 	if keyEnv == "" {
-		keyEnv = defaultKeyEnv
+		keyEnv = openai.APIKeyEnv
+		if o.Provider == Anthropic {
+			keyEnv = anthropic.APIKeyEnv
+		}
 	}
-	key := llm.Secret(getenv(keyEnv))
-	if key != "" {
-		info.KeyFrom = keyEnv
-	} else if o.APIKeyEnv != "" {
-		return nil, info, fmt.Errorf("%w: environment variable %s (--api-key-env) is empty", ErrConfig, o.APIKeyEnv)
+	key := o.APIKey
+	switch {
+	case key != "":
+		info.KeyFrom = "credentials"
+	default:
+		if key = llm.Secret(strings.TrimSpace(getenv(keyEnv))); key != "" {
+			info.KeyFrom = keyEnv
+		}
 	}
 	if o.Provider == OpenAI {
-		if info.BaseURL == "" {
-			info.BaseURL = openai.DefaultBaseURL
+		if key == "" {
+			log.Info("no API key for the openai provider; requests go without one (fine for Ollama and llama.cpp)", "env", keyEnv)
 		}
-		return openai.New(openai.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: openai.Transport{Logger: o.Logger}}), info, nil
+		p := openai.New(openai.Config{BaseURL: o.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: openai.Transport{Logger: o.Logger}})
+		return p, info, nil
 	}
 	if key == "" {
-		return nil, info, fmt.Errorf("%w: provider anthropic needs an API key in %s", ErrConfig, keyEnv)
+		log.Warn("no API key for the anthropic provider: requests will be refused", "env", keyEnv)
 	}
-	if info.BaseURL == "" {
-		info.BaseURL = anthropic.DefaultBaseURL
-	}
-	return anthropic.New(anthropic.Config{BaseURL: info.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: anthropic.Transport{Logger: o.Logger}}), info, nil
+	p := anthropic.New(anthropic.Config{BaseURL: o.BaseURL, APIKey: key, Model: o.Model, MaxTokens: o.MaxTokens, Transport: anthropic.Transport{Logger: o.Logger}})
+	return p, info, nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dsh-tools/dshd/model/anthropic"
-	"github.com/dsh-tools/dshd/model/openai"
 	"github.com/dsh-tools/dshd/model/script"
 )
 
@@ -19,7 +17,7 @@ func TestNew(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(good, []byte(`{"turns": []}`), 0o644)
 	os.WriteFile(bad, []byte("{\"turns\": [\n  {\"respones\": []}]}"), 0o644)
-	env := map[string]string{"OPENAI_API_KEY": "sk-openai-secret", "MY_KEY": "sk-mine-secret", "ANTHROPIC_BASE_URL": "http://proxy"}
+	env := map[string]string{"OPENAI_API_KEY": "sk-openai-secret", "MY_KEY": " sk-mine-secret\n"}
 	getenv := func(k string) string { return env[k] }
 	tests := []struct {
 		name     string
@@ -31,12 +29,12 @@ func TestNew(t *testing.T) {
 		{"default is the demo", Options{}, "*script.Provider", Info{Provider: "script", Script: "embedded demo"}, ""},
 		{"script file", Options{Provider: "script", Script: good}, "*script.Provider", Info{Provider: "script", Script: good}, ""},
 		{"bad script file", Options{Provider: "script", Script: bad}, "", Info{}, bad + `:2:4: unknown field "respones"`},
-		{"openai with the default key", Options{Provider: "openai", Model: "gpt"}, "*openai.Provider", Info{Provider: "openai", Model: "gpt", BaseURL: openai.DefaultBaseURL, KeyFrom: "OPENAI_API_KEY"}, ""},
-		{"ollama without a key", Options{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", Getenv: func(string) string { return "" }}, "*openai.Provider", Info{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1"}, ""},
-		{"anthropic with --api-key-env", Options{Provider: "anthropic", Model: "claude", APIKeyEnv: "MY_KEY"}, "*anthropic.Provider", Info{Provider: "anthropic", Model: "claude", BaseURL: "http://proxy", KeyFrom: "MY_KEY"}, ""},
-		{"anthropic without a key", Options{Provider: "anthropic", Model: "claude"}, "", Info{}, "needs an API key in " + anthropic.APIKeyEnv},
-		{"empty --api-key-env", Options{Provider: "openai", Model: "m", APIKeyEnv: "NOPE"}, "", Info{}, "NOPE (--api-key-env) is empty"},
-		{"no model", Options{Provider: "openai"}, "", Info{}, "needs a model"},
+		{"openai with the default key", Options{Provider: "openai", Model: "gpt"}, "*openai.Provider", Info{Provider: "openai", Model: "gpt", KeyFrom: "OPENAI_API_KEY", Images: true}, ""},
+		{"ollama without a key", Options{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", Getenv: func(string) string { return "" }}, "*openai.Provider", Info{Provider: "openai", Model: "qwen3", BaseURL: "http://localhost:11434/v1", Images: true}, ""},
+		{"anthropic with --api-key-env", Options{Provider: "anthropic", Model: "claude", APIKeyEnv: "MY_KEY"}, "*anthropic.Provider", Info{Provider: "anthropic", Model: "claude", KeyFrom: "MY_KEY", Images: true}, ""},
+		{"a stored key wins", Options{Provider: "anthropic", Model: "claude", APIKey: "sk-stored-secret", APIKeyEnv: "MY_KEY"}, "*anthropic.Provider", Info{Provider: "anthropic", Model: "claude", KeyFrom: "credentials", Images: true}, ""},
+		{"anthropic without a key starts (and warns)", Options{Provider: "anthropic", Model: "claude", APIKeyEnv: "NOPE"}, "*anthropic.Provider", Info{Provider: "anthropic", Model: "claude", Images: true}, ""},
+		{"no model", Options{Provider: "openai"}, "", Info{}, "the openai provider needs a model name"},
 		{"unknown provider", Options{Provider: "gemini"}, "", Info{}, `unknown provider "gemini"`},
 	}
 	for _, tc := range tests {
@@ -50,8 +48,8 @@ func TestNew(t *testing.T) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
 				var se *script.Error
-				if !errors.As(err, &se) && !errors.Is(err, ErrConfig) {
-					t.Errorf("err %v is neither a script error nor ErrConfig", err)
+				if errors.As(err, &se) != (tc.o.Script != "") {
+					t.Errorf("err %v: a script error only for a script file", err)
 				}
 				return
 			}
