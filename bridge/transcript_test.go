@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
@@ -69,7 +69,16 @@ func TestTranscripts(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			runTranscript(t, file, validator, schemaErr)
+			// The scenario runs in a bubble so that synctest.Wait tells
+			// when the agent has sent all it will (see wire.quiet).
+			var w *wire
+			synctest.Test(t, func(t *testing.T) { w = runTranscript(t, file) })
+			t.Run("schema", func(t *testing.T) {
+				if schemaErr != nil {
+					t.Skipf("ACP schema not available (%v): agent messages not validated", schemaErr)
+				}
+				validateAgentMessages(t, validator, w)
+			})
 		})
 	}
 }
@@ -111,12 +120,11 @@ type wire struct {
 	mu       sync.Mutex
 	got      []json.RawMessage // agent->client messages
 	order    []fixtureLine     // everything, in observed order
-	changed  chan struct{}
 	readDone chan struct{}
 }
 
 func newWire(c net.Conn) *wire {
-	w := &wire{conn: c, changed: make(chan struct{}), readDone: make(chan struct{})}
+	w := &wire{conn: c, readDone: make(chan struct{})}
 	go w.read()
 	return w
 }
@@ -131,8 +139,6 @@ func (w *wire) read() {
 			w.mu.Lock()
 			w.got = append(w.got, msg)
 			w.order = append(w.order, fixtureLine{Dir: acptest.AgentToClient, Msg: msg})
-			close(w.changed)
-			w.changed = make(chan struct{})
 			w.mu.Unlock()
 		}
 		if err != nil {
@@ -141,40 +147,30 @@ func (w *wire) read() {
 	}
 }
 
-func (w *wire) snapshot() ([]json.RawMessage, chan struct{}) {
+func (w *wire) snapshot() []json.RawMessage {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]json.RawMessage(nil), w.got...), w.changed
+	return append([]json.RawMessage(nil), w.got...)
 }
 
-// waitFor waits until the agent has sent n messages.
-func (w *wire) waitFor(t *testing.T, n int, before string) {
+// quiet waits until every goroutine of the scenario's bubble (agent and
+// wire) is blocked: the agent has sent all it will send until the client
+// says more. It fails when that is fewer than n messages.
+func (w *wire) quiet(t *testing.T, n int, before string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		got, changed := w.snapshot()
-		if len(got) >= n {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for agent message %d (have %d) before %s; got:\n%s", n, len(got), before, joinMsgs(got))
-		}
+	synctest.Wait()
+	if got := w.snapshot(); len(got) < n {
+		t.Fatalf("the agent went quiet after %d messages, want %d before %s; got:\n%s", len(got), n, before, joinMsgs(got))
 	}
 }
 
-// settle waits until the agent has been quiet for a while (used with
-// -update, when the golden does not say how many messages to expect).
-func (w *wire) settle() {
-	for {
-		_, changed := w.snapshot()
-		select {
-		case <-changed:
-		case <-time.After(200 * time.Millisecond):
-			return
-		}
+// expectedUnlessUpdate is n, or 0 with -update, where the golden being
+// rewritten does not say how many messages to expect.
+func expectedUnlessUpdate(n int) int {
+	if *update {
+		return 0
 	}
+	return n
 }
 
 func (w *wire) send(t *testing.T, l fixtureLine) {
@@ -213,7 +209,7 @@ func parseEnvelope(msg json.RawMessage) envelope {
 	return e
 }
 
-func runTranscript(t *testing.T, file string, validator *acptest.Validator, schemaErr error) {
+func runTranscript(t *testing.T, file string) *wire {
 	setup, lines := readTranscript(t, file)
 	loop := &scriptLoop{turns: setup.Turns}
 	agent := newTestAgent(t, loop, t.TempDir())
@@ -252,23 +248,16 @@ func runTranscript(t *testing.T, file string, validator *acptest.Validator, sche
 			expected++
 			continue
 		}
-		if *update {
-			w.settle()
-		} else {
-			w.waitFor(t, expected, fmt.Sprintf("client line %d", i+1))
-		}
+		w.quiet(t, expectedUnlessUpdate(expected), fmt.Sprintf("client line %d", i+1))
 		if l.Raw == nil && !*update {
 			l.Msg = rebind(t, l.Msg, goldenReqIDs, w)
 		}
 		w.send(t, l)
 	}
-	if *update {
-		w.settle()
-	} else {
-		w.waitFor(t, expected, "the end")
-		time.Sleep(50 * time.Millisecond) // anything extra would show below
-	}
-	got, _ := w.snapshot()
+	// Quiet at the end means the agent has sent everything: anything extra
+	// shows in the comparison below.
+	w.quiet(t, expectedUnlessUpdate(expected), "the end")
+	got := w.snapshot()
 
 	if *update {
 		writeTranscript(t, file, lines, w)
@@ -281,13 +270,7 @@ func runTranscript(t *testing.T, file string, validator *acptest.Validator, sche
 		}
 		compareMessages(t, want, got)
 	}
-
-	t.Run("schema", func(t *testing.T) {
-		if schemaErr != nil {
-			t.Skipf("ACP schema not available (%v): agent messages not validated", schemaErr)
-		}
-		validateAgentMessages(t, validator, w)
-	})
+	return w
 }
 
 // rebind replaces the id of a client response by the id the agent used for
@@ -307,7 +290,7 @@ func rebind(t *testing.T, msg json.RawMessage, golden []string, w *wire) json.Ra
 	if k < 0 {
 		return msg
 	}
-	got, _ := w.snapshot()
+	got := w.snapshot()
 	n := 0
 	for _, m := range got {
 		if g := parseEnvelope(m); g.Method != nil && g.ID != nil {
