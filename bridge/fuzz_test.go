@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/dsh-tools/dshd/bridge"
@@ -32,67 +33,72 @@ func FuzzInboundLine(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		agent := bridge.New(bridge.Options{Loop: &scriptLoop{}, Registry: registry.New(), Logger: discardLogger(), NewSessionID: counter("s")})
-		agentEnd, clientEnd := net.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		served := make(chan struct{})
-		go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-		lines := make(chan []byte, 64)
-		defer func() {
-			cancel()
-			clientEnd.Close()
+		// In a bubble the timeout below is on the bubble's clock: it fires
+		// only once agent and client are idle, when the probe's answer can
+		// no longer come.
+		synctest.Test(t, func(t *testing.T) {
+			agent := bridge.New(bridge.Options{Loop: &scriptLoop{}, Registry: registry.New(), Logger: discardLogger(), NewSessionID: counter("s")})
+			agentEnd, clientEnd := net.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan struct{})
+			go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
+			lines := make(chan []byte, 64)
+			defer func() {
+				cancel()
+				clientEnd.Close()
+				go func() {
+					for range lines { // let the reader finish
+					}
+				}()
+				<-served
+			}()
 			go func() {
-				for range lines { // let the reader finish
+				r := bufio.NewReader(clientEnd)
+				for {
+					l, err := r.ReadBytes('\n')
+					if len(l) > 0 {
+						lines <- l
+					}
+					if err != nil {
+						close(lines)
+						return
+					}
 				}
 			}()
-			<-served
-		}()
-		go func() {
-			r := bufio.NewReader(clientEnd)
+			go func() {
+				// Writes may block until the agent reads; the agent may also
+				// have closed the connection.
+				for _, l := range []string{
+					`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+					`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/ws/project","mcpServers":[]}}`,
+					string(bytes.ReplaceAll([]byte(line), []byte("\n"), []byte(" "))),
+					`{"jsonrpc":"2.0","id":"probe","method":"session/set_mode","params":{"sessionId":"s-1","modeId":"plan"}}`,
+				} {
+					if _, err := clientEnd.Write([]byte(l + "\n")); err != nil {
+						return
+					}
+				}
+			}()
+			timeout := time.After(3 * time.Second)
 			for {
-				l, err := r.ReadBytes('\n')
-				if len(l) > 0 {
-					lines <- l
-				}
-				if err != nil {
-					close(lines)
-					return
-				}
-			}
-		}()
-		go func() {
-			// Writes may block until the agent reads; the agent may also
-			// have closed the connection.
-			for _, l := range []string{
-				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
-				`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/ws/project","mcpServers":[]}}`,
-				string(bytes.ReplaceAll([]byte(line), []byte("\n"), []byte(" "))),
-				`{"jsonrpc":"2.0","id":"probe","method":"session/set_mode","params":{"sessionId":"s-1","modeId":"plan"}}`,
-			} {
-				if _, err := clientEnd.Write([]byte(l + "\n")); err != nil {
-					return
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatal("the agent closed the connection")
+					}
+					var m struct {
+						ID json.RawMessage `json:"id"`
+					}
+					if err := json.Unmarshal(l, &m); err != nil {
+						t.Fatalf("agent wrote a line that is not JSON: %q", l)
+					}
+					if string(m.ID) == `"probe"` {
+						return
+					}
+				case <-timeout:
+					t.Fatal("agent and client are idle and the probe request was not answered")
 				}
 			}
-		}()
-		timeout := time.After(3 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatal("the agent closed the connection")
-				}
-				var m struct {
-					ID json.RawMessage `json:"id"`
-				}
-				if err := json.Unmarshal(l, &m); err != nil {
-					t.Fatalf("agent wrote a line that is not JSON: %q", l)
-				}
-				if string(m.ID) == `"probe"` {
-					return
-				}
-			case <-timeout:
-				t.Fatal("the probe request was not answered")
-			}
-		}
+		})
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -125,47 +125,49 @@ func blockingLoop(running chan<- struct{}) bridge.Loop {
 // session/cancel (stopReason cancelled, the open call failed) and frees
 // the session.
 func TestCloseCancelsTurn(t *testing.T) {
-	running := make(chan struct{})
-	agent := newTestAgent(t, blockingLoop(running), t.TempDir())
-	rs, _ := policyAllow("slow")
-	agent.SetRules(rs)
-	client := &acptest.Client{}
-	conn := connect(t, agent, client, acp.ClientCapabilities{})
-	sid := newSession(t, conn, "/ws/project")
-	type result struct {
-		resp *acp.PromptResponse
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		r, err := prompt(conn, sid, "block")
-		done <- result{r, err}
-	}()
-	<-running
-	waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
-		tu, ok := u.(*acp.ToolCallUpdate)
-		return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
-	})
-	if _, err := conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
-		t.Fatal(err)
-	}
-	r := <-done
-	if r.err != nil || r.resp.StopReason != acp.StopCancelled {
-		t.Fatalf("prompt = %+v, %v; want stopReason cancelled", r.resp, r.err)
-	}
-	var failed bool
-	for _, n := range client.Updates() {
-		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && *u.Status == acp.ToolCallFailed {
-			failed = true
+	synctest.Test(t, func(t *testing.T) {
+		running := make(chan struct{})
+		agent := newTestAgent(t, blockingLoop(running), t.TempDir())
+		rs, _ := policyAllow("slow")
+		agent.SetRules(rs)
+		client := &acptest.Client{}
+		conn := connect(t, agent, client, acp.ClientCapabilities{})
+		sid := newSession(t, conn, "/ws/project")
+		type result struct {
+			resp *acp.PromptResponse
+			err  error
 		}
-	}
-	if !failed {
-		t.Error("the running call was not marked failed")
-	}
-	if _, err := prompt(conn, sid, "again"); err == nil {
-		t.Error("a closed session accepted a prompt")
-	}
-	assertNoUpdateAfterResponse(t, client.Recorder.Entries())
+		done := make(chan result, 1)
+		go func() {
+			r, err := prompt(conn, sid, "block")
+			done <- result{r, err}
+		}()
+		<-running
+		waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
+			tu, ok := u.(*acp.ToolCallUpdate)
+			return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
+		})
+		if _, err := conn.CloseSession(context.Background(), &acp.CloseSessionRequest{SessionID: sid}); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		if r.err != nil || r.resp.StopReason != acp.StopCancelled {
+			t.Fatalf("prompt = %+v, %v; want stopReason cancelled", r.resp, r.err)
+		}
+		var failed bool
+		for _, n := range client.Updates() {
+			if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && *u.Status == acp.ToolCallFailed {
+				failed = true
+			}
+		}
+		if !failed {
+			t.Error("the running call was not marked failed")
+		}
+		if _, err := prompt(conn, sid, "again"); err == nil {
+			t.Error("a closed session accepted a prompt")
+		}
+		assertNoUpdateAfterResponse(t, client.Recorder.Entries())
+	})
 }
 
 // assertNoUpdateAfterResponse checks that no session/update follows the
@@ -199,65 +201,66 @@ func assertNoUpdateAfterResponse(t *testing.T, entries []acptest.Entry) {
 // ends when the turn is cancelled, and Execute after the turn returned
 // announces nothing.
 func TestExecuteContexts(t *testing.T) {
-	late := make(chan *bridge.Turn, 1)
-	running := make(chan struct{})
-	var res registry.Result
-	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
-		close(running)
-		res = turn.Execute(context.Background(), bridge.ToolCall{ID: "c1", Name: "slow", Arguments: json.RawMessage(`{"command":"x"}`)})
-		late <- turn
-		return acp.StopEndTurn, nil
+	synctest.Test(t, func(t *testing.T) {
+		late := make(chan *bridge.Turn, 1)
+		running := make(chan struct{})
+		var res registry.Result
+		loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+			close(running)
+			res = turn.Execute(context.Background(), bridge.ToolCall{ID: "c1", Name: "slow", Arguments: json.RawMessage(`{"command":"x"}`)})
+			late <- turn
+			return acp.StopEndTurn, nil
+		})
+		agent := newTestAgent(t, loop, t.TempDir())
+		rs, _ := policyAllow("slow")
+		agent.SetRules(rs)
+		client := &acptest.Client{}
+		conn := connect(t, agent, client, acp.ClientCapabilities{})
+		sid := newSession(t, conn, "/ws/project")
+		done := make(chan *acp.PromptResponse, 1)
+		go func() {
+			r, _ := prompt(conn, sid, "go")
+			done <- r
+		}()
+		<-running
+		waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
+			tu, ok := u.(*acp.ToolCallUpdate)
+			return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
+		})
+		if err := conn.Cancel(context.Background(), &acp.CancelNotification{SessionID: sid}); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-done; r == nil || r.StopReason != acp.StopCancelled {
+			t.Fatalf("prompt = %+v, want cancelled", r)
+		}
+		if !res.IsError || res.Error.Code != registry.CodeCancelled {
+			t.Errorf("result = %+v, want CANCELLED", res)
+		}
+		turn := <-late
+		before := len(client.Updates())
+		if r := turn.Execute(context.Background(), bridge.ToolCall{ID: "c2", Name: "noop", Arguments: json.RawMessage(`{}`)}); !r.IsError {
+			t.Errorf("Execute after the turn = %+v, want an error", r)
+		}
+		turn.Text("too late")
+		synctest.Wait() // anything sent would have arrived by now
+		if after := len(client.Updates()); after != before {
+			t.Errorf("%d updates after the turn ended", after-before)
+		}
+		assertNoUpdateAfterResponse(t, client.Recorder.Entries())
 	})
-	agent := newTestAgent(t, loop, t.TempDir())
-	rs, _ := policyAllow("slow")
-	agent.SetRules(rs)
-	client := &acptest.Client{}
-	conn := connect(t, agent, client, acp.ClientCapabilities{})
-	sid := newSession(t, conn, "/ws/project")
-	done := make(chan *acp.PromptResponse, 1)
-	go func() {
-		r, _ := prompt(conn, sid, "go")
-		done <- r
-	}()
-	<-running
-	waitForUpdate(t, client, func(u acp.SessionUpdateVariant) bool {
-		tu, ok := u.(*acp.ToolCallUpdate)
-		return ok && tu.Status != nil && *tu.Status == acp.ToolCallInProgress
-	})
-	if err := conn.Cancel(context.Background(), &acp.CancelNotification{SessionID: sid}); err != nil {
-		t.Fatal(err)
-	}
-	if r := <-done; r == nil || r.StopReason != acp.StopCancelled {
-		t.Fatalf("prompt = %+v, want cancelled", r)
-	}
-	if !res.IsError || res.Error.Code != registry.CodeCancelled {
-		t.Errorf("result = %+v, want CANCELLED", res)
-	}
-	turn := <-late
-	before := len(client.Updates())
-	if r := turn.Execute(context.Background(), bridge.ToolCall{ID: "c2", Name: "noop", Arguments: json.RawMessage(`{}`)}); !r.IsError {
-		t.Errorf("Execute after the turn = %+v, want an error", r)
-	}
-	turn.Text("too late")
-	time.Sleep(20 * time.Millisecond)
-	if after := len(client.Updates()); after != before {
-		t.Errorf("%d updates after the turn ended", after-before)
-	}
-	assertNoUpdateAfterResponse(t, client.Recorder.Entries())
 }
 
+// waitForUpdate waits (in a synctest bubble) until agent and client are
+// idle and fails unless an update that matches has arrived by then.
 func waitForUpdate(t *testing.T, c *acptest.Client, match func(acp.SessionUpdateVariant) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, n := range c.Updates() {
-			if match(n.Update.Value) {
-				return
-			}
+	synctest.Wait()
+	for _, n := range c.Updates() {
+		if match(n.Update.Value) {
+			return
 		}
-		time.Sleep(time.Millisecond)
 	}
-	t.Fatal("timed out waiting for an update")
+	t.Fatal("agent and client are idle and the update has not arrived")
 }
 
 // TestTornLogAfterCrash: a session log whose last line was torn by a crash
