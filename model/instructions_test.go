@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -146,41 +145,9 @@ func (h *projectHarness) prompt(sid string, blocks ...acp.ContentBlock) {
 	}
 }
 
-// updates decodes the session/update notifications the client received,
-// from the recorder's wire transcript.
-func (h *projectHarness) updates() []acp.SessionUpdateVariant {
-	var out []acp.SessionUpdateVariant
-	for _, e := range h.client.Recorder.Entries() {
-		var env struct {
-			Method string                  `json:"method"`
-			Params acp.SessionNotification `json:"params"`
-		}
-		if e.Dir != acptest.AgentToClient || json.Unmarshal(e.Msg, &env) != nil || env.Method != acp.MethodSessionUpdate {
-			continue
-		}
-		out = append(out, env.Params.Update.Value)
-	}
-	return out
-}
-
-// waitUpdate waits until an update satisfies ok; the recorder signals
-// every message, so no sleep is involved.
 func (h *projectHarness) waitUpdate(what string, ok func(acp.SessionUpdateVariant) bool) {
 	h.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		changed := h.client.Recorder.Changed()
-		for _, u := range h.updates() {
-			if ok(u) {
-				return
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			h.t.Fatalf("no update: %s", what)
-		}
-	}
+	looptest.WaitUpdate(h.t, h.client, what, ok)
 }
 
 func hasCommand(name, hint string) func(acp.SessionUpdateVariant) bool {
@@ -379,7 +346,8 @@ func TestCustomCommandsAdvertisedExpandedAndLive(t *testing.T) {
 	h.waitUpdate("the clash refused", func(u acp.SessionUpdateVariant) bool {
 		return agentText(u, "command /mode refused: /mode is a built-in command")
 	})
-	for _, u := range h.updates() {
+	for _, note := range looptest.Updates(h.client) {
+		u := note.Update.Value
 		if ac, ok := u.(*acp.AvailableCommandsUpdate); ok {
 			n := 0
 			for _, c := range ac.AvailableCommands {

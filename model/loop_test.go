@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -146,34 +147,35 @@ func TestReadOnlyCallsRunConcurrentlyMutatingInOrder(t *testing.T) {
 // A tool that delegates (a subagent) is read-only by kind, yet its calls
 // are never run alongside others: its subagent's calls may change things.
 func TestDelegatingCallsRunAlone(t *testing.T) {
-	var running, together atomic.Int32
-	deleg := registry.MustDefine(registry.Spec[lookArgs]{Name: "deleg", Description: "Delegate.", Kind: presentation.KindThink},
-		func(ctx context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
-			running.Add(1)
-			defer running.Add(-1)
-			// Waits briefly for the other call: it only comes while this
-			// one runs if the two run at once.
-			for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	synctest.Test(t, func(t *testing.T) {
+		var running, together atomic.Int32
+		deleg := registry.MustDefine(registry.Spec[lookArgs]{Name: "deleg", Description: "Delegate.", Kind: presentation.KindThink},
+			func(ctx context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
+				running.Add(1)
+				defer running.Add(-1)
+				// In the bubble this sleep ends only once every other
+				// goroutine is blocked: by then a call run alongside this one
+				// has started.
+				time.Sleep(time.Second)
 				if running.Load() > 1 {
 					together.Add(1)
-					break
 				}
-			}
-			return registry.TextResult("done " + a.Path), nil
-		})
-	deleg.Delegates = true
-	prov := script.New(mustScript(t, `{"turns":[{"responses":[
+				return registry.TextResult("done " + a.Path), nil
+			})
+		deleg.Delegates = true
+		prov := script.New(mustScript(t, `{"turns":[{"responses":[
 	  {"toolCalls":[
 	     {"id":"d1","name":"deleg","arguments":{"path":"a"}},
 	     {"id":"d2","name":"deleg","arguments":{"path":"b"}}]},
 	  {"text":"ok"}]}]}`))
-	h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypassPermissions})
-	if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
-		t.Fatalf("prompt: %v %v", stop, err)
-	}
-	if together.Load() != 0 {
-		t.Error("two delegating calls ran at once")
-	}
+		h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypassPermissions})
+		if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt: %v %v", stop, err)
+		}
+		if together.Load() != 0 {
+			t.Error("two delegating calls ran at once")
+		}
+	})
 }
 
 func TestMaxTurnRequests(t *testing.T) {

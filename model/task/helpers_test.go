@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -201,18 +200,6 @@ func firstPrompt(req *llm.Request) string {
 		}
 	}
 	return ""
-}
-
-// waitFor polls until cond holds or the test's deadline nears.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func hasPrefix(s, p string) bool { return strings.HasPrefix(s, p) }

@@ -381,8 +381,8 @@ func TestSubagentCancelled(t *testing.T) {
 		}
 		done <- resp
 	}()
-	waitFor(t, "the subagent's command to run", func() bool {
-		c := findCard(cards(h.client.Updates()), func(c *card) bool { return c.id == "t1/s" })
+	looptest.WaitUpdates(t, h.client, "the subagent's command to run", func(ns []acp.SessionNotification) bool {
+		c := findCard(cards(ns), func(c *card) bool { return c.id == "t1/s" })
 		return c != nil && c.status == "in_progress"
 	})
 	if err := h.conn.Cancel(context.Background(), &acp.CancelNotification{SessionID: sid}); err != nil {

@@ -2,11 +2,13 @@ package looptest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -123,4 +125,55 @@ func ResultText(r *llm.ToolResult) string {
 		}
 	}
 	return s
+}
+
+// Updates returns the session/update notifications client received, read
+// from its recorder's wire transcript (so they agree with
+// Recorder.Changed, which the client's own list may lag behind).
+func Updates(client *acptest.Client) []acp.SessionNotification {
+	var out []acp.SessionNotification
+	for _, e := range client.Recorder.Entries() {
+		var env struct {
+			Method string                  `json:"method"`
+			Params acp.SessionNotification `json:"params"`
+		}
+		if e.Dir != acptest.AgentToClient || json.Unmarshal(e.Msg, &env) != nil || env.Method != acp.MethodSessionUpdate {
+			continue
+		}
+		out = append(out, env.Params)
+	}
+	return out
+}
+
+// WaitUpdates waits until the updates client received satisfy ok. The
+// recorder signals every message, so nothing polls; the deadline only
+// bounds a failure (the agent runs real processes and file watches, which
+// a synctest bubble cannot hold).
+func WaitUpdates(t testing.TB, client *acptest.Client, what string, ok func([]acp.SessionNotification) bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		changed := client.Recorder.Changed()
+		if ok(Updates(client)) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("no update: %s", what)
+		}
+	}
+}
+
+// WaitUpdate waits until one update client received satisfies ok.
+func WaitUpdate(t testing.TB, client *acptest.Client, what string, ok func(acp.SessionUpdateVariant) bool) {
+	t.Helper()
+	WaitUpdates(t, client, what, func(ns []acp.SessionNotification) bool {
+		for _, n := range ns {
+			if ok(n.Update.Value) {
+				return true
+			}
+		}
+		return false
+	})
 }
