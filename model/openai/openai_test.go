@@ -331,10 +331,14 @@ func TestHeaderTimeoutAndCancelBeforeHeaders(t *testing.T) {
 		}
 	})
 	t.Run("cancel while waiting for headers", func(t *testing.T) {
-		srv := ssetest.New(t, 11, ssetest.Step{Stall: true})
+		reached := make(chan struct{})
+		srv := ssetest.New(t, 11, ssetest.Step{Stall: true, Reached: reached})
 		p, _ := newTestProvider(t, srv, Config{})
 		ctx, cancel := context.WithCancel(t.Context())
-		time.AfterFunc(20*time.Millisecond, cancel)
+		go func() {
+			<-reached // the request is in flight, its headers will not come
+			cancel()
+		}()
 		resp, err := p.Stream(ctx, simpleRequest, nil)
 		if !errors.Is(err, context.Canceled) || resp.StopReason != llm.StopCancelled {
 			t.Fatalf("err = %v, stop = %q", err, resp.StopReason)

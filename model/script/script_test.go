@@ -7,7 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/dsh-tools/dshd/model/internal/ssetest"
 	"github.com/dsh-tools/dshd/model/llm"
@@ -134,12 +134,19 @@ func TestDelayIsCancellable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(10*time.Millisecond, cancel)
-	resp, err := New(s).Stream(ctx, &llm.Request{Messages: []llm.Message{user("hi")}}, nil)
-	if !errors.Is(err, context.Canceled) || resp.StopReason != llm.StopCancelled {
-		t.Fatalf("err = %v, stop = %q; want cancelled", err, resp.StopReason)
-	}
+	// In a bubble the hour does not pass until everything is blocked:
+	// the cancel lands while Stream waits out the delay.
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			synctest.Wait()
+			cancel()
+		}()
+		resp, err := New(s).Stream(ctx, &llm.Request{Messages: []llm.Message{user("hi")}}, nil)
+		if !errors.Is(err, context.Canceled) || resp.StopReason != llm.StopCancelled {
+			t.Fatalf("err = %v, stop = %q; want cancelled", err, resp.StopReason)
+		}
+	})
 }
 
 func TestDemo(t *testing.T) {

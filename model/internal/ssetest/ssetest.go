@@ -23,6 +23,10 @@ type Step struct {
 	// Stall sends nothing at all, not even headers, until the client goes
 	// away.
 	Stall bool
+	// Reached, when set, is closed as the server starts this step: the
+	// test's signal that the request is in flight (each step serves at
+	// most one request with it).
+	Reached chan struct{}
 }
 
 // Server answers requests with its steps in order, the last one repeating.
@@ -63,6 +67,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: string(body)})
 	step := s.steps[min(n, len(s.steps)-1)]
 	s.mu.Unlock()
+	if step.Reached != nil {
+		close(step.Reached)
+	}
 	if step.Stall {
 		<-r.Context().Done()
 		return
