@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/dsh-tools/dshd/presentation"
@@ -449,31 +450,34 @@ func TestToolIgnoringContext(t *testing.T) {
 		{"timeout", 10, false, registry.CodeTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			release := make(chan struct{})
-			entered := make(chan struct{})
-			def := &registry.Definition{Name: "stubborn", TimeoutMs: tc.timeout,
-				Execute: func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
-					close(entered)
-					<-release // ignores ctx
-					return registry.TextResult("late"), nil
-				}}
-			p := New(tools(def))
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.cancel {
-				go func() { <-entered; cancel() }()
-			}
-			out := p.Execute(ctx, Input{Tool: "stubborn"})
-			if code := errCode(t, out); code != tc.wantCode {
-				t.Fatalf("code = %q, want %q", code, tc.wantCode)
-			}
-			if got := p.Stragglers(); got != 1 {
-				t.Errorf("Stragglers = %d while the tool runs, want 1", got)
-			}
-			close(release)
-			for p.Stragglers() != 0 {
-				time.Sleep(time.Millisecond)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				entered := make(chan struct{})
+				def := &registry.Definition{Name: "stubborn", TimeoutMs: tc.timeout,
+					Execute: func(context.Context, registry.Call, json.RawMessage) (registry.Result, error) {
+						close(entered)
+						<-release // ignores ctx
+						return registry.TextResult("late"), nil
+					}}
+				p := New(tools(def))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if tc.cancel {
+					go func() { <-entered; cancel() }()
+				}
+				out := p.Execute(ctx, Input{Tool: "stubborn"})
+				if code := errCode(t, out); code != tc.wantCode {
+					t.Fatalf("code = %q, want %q", code, tc.wantCode)
+				}
+				if got := p.Stragglers(); got != 1 {
+					t.Errorf("Stragglers = %d while the tool runs, want 1", got)
+				}
+				close(release)
+				synctest.Wait() // the released body has returned
+				if got := p.Stragglers(); got != 0 {
+					t.Errorf("Stragglers = %d after the tool returned, want 0", got)
+				}
+			})
 		})
 	}
 }
