@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,43 +88,17 @@ func TestHeadTail(t *testing.T) {
 	}
 }
 
-// firstLine waits for the first full line a command printed.
+// waitLine waits for the first full line a command printed.
 func waitLine(t *testing.T, b *testsupport.SyncBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := b.String(); strings.Contains(s, "\n") {
-			return s[:strings.IndexByte(s, '\n')]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("command printed nothing")
-	return ""
+	out := b.WaitFor(t, 30*time.Second, "line from the command", func(s string) bool { return strings.Contains(s, "\n") })
+	return out[:strings.IndexByte(out, '\n')]
 }
 
-// groupGone waits until no live process of the group is left. Killed
-// orphans are reaped by init, which in a container may take its time, so
-// zombies count as gone: they run nothing.
+// groupGone waits until no live process of the group is left.
 func groupGone(t *testing.T, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if !groupAlive(pgid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("process group %d still has live members", pgid)
-}
-
-func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		return true // no /proc: trust kill(2)
-	}
-	return len(testsupport.InGroups(pgid)) > 0
+	testsupport.WaitGroupGone(t, pgid)
 }
 
 func TestRunCancelKillsGroup(t *testing.T) {
@@ -224,17 +199,19 @@ func TestJobsClose(t *testing.T) {
 	js := NewJobs(0)
 	var pgids []int
 	for _, s := range []string{"a", "b"} {
-		id, err := js.Start(s, Command{Line: "echo $$; trap '' TERM; sleep 60 & sleep 60"})
+		// The job says its pgid through a FIFO once its trap is set.
+		fifo := filepath.Join(t.TempDir(), "pgid")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Start(s, Command{Line: "trap '' TERM; echo $$ > " + fifo + "; sleep 60 & sleep 60"}); err != nil {
+			t.Fatal(err)
+		}
+		first, err := os.ReadFile(fifo) // blocks until the job has written and closed it
 		if err != nil {
 			t.Fatal(err)
 		}
-		var first string
-		for first == "" {
-			st, _ := js.Read(s, id)
-			first = st.Output
-			time.Sleep(10 * time.Millisecond)
-		}
-		pgid, _ := strconv.Atoi(strings.TrimSpace(first))
+		pgid, _ := strconv.Atoi(strings.TrimSpace(string(first)))
 		pgids = append(pgids, pgid)
 	}
 	js.CloseSession("a")

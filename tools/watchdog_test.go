@@ -6,9 +6,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dsh-tools/dshd/internal/testsupport"
 )
@@ -19,7 +21,8 @@ func init() {
 	if os.Getenv("DSHD_TOOLS_ORPHAN_CHILD") == "" {
 		return
 	}
-	_, _ = Run(context.Background(), Command{Line: "sleep 300; echo never", Dir: os.TempDir()})
+	// The command says its pid through the test's FIFO, then becomes the sleep.
+	_, _ = Run(context.Background(), Command{Line: `echo $$ > "$DSHD_TOOLS_ORPHAN_FIFO"; exec sleep 300`, Dir: os.TempDir()})
 	os.Exit(0)
 }
 
@@ -27,39 +30,32 @@ func init() {
 // command runs: the command's watchdog must end it.
 func TestDaemonDeathKillsCommand(t *testing.T) {
 	daemon := exec.Command(os.Args[0], "-test.run=^$")
-	daemon.Env = append(os.Environ(), "DSHD_TOOLS_ORPHAN_CHILD=1")
+	fifo := filepath.Join(t.TempDir(), "pid")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemon.Env = append(os.Environ(), "DSHD_TOOLS_ORPHAN_CHILD=1", "DSHD_TOOLS_ORPHAN_FIFO="+fifo)
 	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer daemon.Process.Kill()
 
-	var sleeper int
-	for deadline := time.Now().Add(20 * time.Second); sleeper == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon never started its command")
-		}
-		for _, p := range testsupport.Descendants(daemon.Process.Pid) {
-			if p.Comm == "sleep" {
-				sleeper = p.PID
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	pid, err := os.ReadFile(fifo) // blocks until the command has written and closed it
+	if err != nil {
+		t.Fatal(err)
 	}
+	sleeper, err := strconv.Atoi(strings.TrimSpace(string(pid)))
+	if err != nil {
+		t.Fatalf("the command said %q", pid)
+	}
+	t.Cleanup(func() {
+		if t.Failed() { // it may have outlived the daemon
+			_ = syscall.Kill(sleeper, syscall.SIGKILL)
+		}
+	})
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = daemon.Wait()
-	for deadline := time.Now().Add(20 * time.Second); stillRunning(sleeper); {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(sleeper, syscall.SIGKILL)
-			t.Fatalf("command %d outlived its daemon", sleeper)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// stillRunning reports whether pid runs something (a zombie does not).
-func stillRunning(pid int) bool {
-	p, ok := testsupport.ReadProc(pid)
-	return ok && p.Live()
+	testsupport.WaitExit(t, sleeper)
 }

@@ -4,7 +4,6 @@ package procgroup
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,12 +17,15 @@ import (
 )
 
 // daemonEnv makes the test binary play a daemon: it starts a guarded
-// group, prints its id and waits to be killed.
+// group, prints its id (and the group's shell prints "started", in either
+// order) and waits to be killed.
 const daemonEnv = "DSHD_PROCGROUP_TEST_DAEMON"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(daemonEnv) != "" {
-		cmd := exec.Command("bash", "-c", "sleep 300 & sleep 300")
+		// The shell says "started" once it has forked both sleeps.
+		cmd := exec.Command("bash", "-c", "sleep 300 & sleep 300 & echo started; wait")
+		cmd.Stdout = os.Stdout
 		Isolate(cmd)
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -67,23 +69,6 @@ func startGroup(t *testing.T, line string) (*exec.Cmd, *Group) {
 	return cmd, g
 }
 
-// groupGone waits until no live process of the group is left. Killed
-// orphans are reaped by init, which in a container may take its time, so
-// zombies count as gone: they run nothing.
-func groupGone(t *testing.T, pgid int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err := syscall.Kill(-pgid, 0)
-		if errors.Is(err, syscall.ESRCH) || len(testsupport.InGroups(pgid)) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Fatalf("process group %d still has live members: %v", pgid, testsupport.InGroups(pgid))
-		}
-	}
-}
-
 func TestIsolate(t *testing.T) {
 	cmd := exec.Command("true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: false, Noctty: true, Pgid: 42}
@@ -112,7 +97,7 @@ func TestSignalKillsTheGroup(t *testing.T) {
 	}
 	g.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	groupGone(t, g.PGID())
+	testsupport.WaitGroupGone(t, g.PGID())
 	g.Signal(syscall.SIGKILL) // ESRCH is fine
 	g.Release()
 	g.Release() // and so is a second Release
@@ -126,7 +111,7 @@ func TestReleaseKillsWhatIsLeft(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Error("the leader exited on its own; it should have been killed")
 	}
-	groupGone(t, g.PGID())
+	testsupport.WaitGroupGone(t, g.PGID())
 }
 
 // A group whose leader already ended has nothing left to guard.
@@ -157,19 +142,25 @@ func TestDaemonDeathKillsTheGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer daemon.Process.Kill()
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	pgid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("the daemon said %q", line)
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(testsupport.InGroups(pgid)) < 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("group %d never ran: %v", pgid, testsupport.InGroups(pgid))
+	r := bufio.NewReader(out)
+	pgid, started := 0, false
+	for pgid == 0 || !started {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the daemon ended before its group ran: %v", err)
 		}
+		if line == "started\n" {
+			started = true
+		} else if pgid, err = strconv.Atoi(strings.TrimSpace(line)); err != nil {
+			t.Fatalf("the daemon said %q", line)
+		}
+	}
+	if n := len(testsupport.InGroups(pgid)); n < 3 {
+		t.Fatalf("group %d has %d live members, want the shell and its two sleeps: %v", pgid, n, testsupport.InGroups(pgid))
 	}
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = daemon.Wait()
-	groupGone(t, pgid)
+	testsupport.WaitGroupGone(t, pgid)
 }
