@@ -75,20 +75,19 @@ func running(pid int) bool {
 	return ok && p.Live()
 }
 
-// gone waits until none of pids runs; whatever is left is killed so the
-// test leaves nothing behind.
+// gone waits until none of pids runs; whatever is left when the test
+// fails is killed so the test leaves nothing behind.
 func gone(t *testing.T, what string, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for running(pid) {
-			if time.Now().After(deadline) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, pid := range pids {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Errorf("%s %d is still running", what, pid)
-				break
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
+	})
+	for _, pid := range pids {
+		testsupport.WaitExit(t, pid)
 	}
 }
 
