@@ -38,24 +38,26 @@ func TestFaultDisconnect(t *testing.T) {
 		name string
 		call toolCall
 		// ready waits until the daemon is where the scenario disconnects.
-		ready func(t *testing.T, p *proc, c *acptest.Client, sid string, asked <-chan struct{})
+		ready func(t *testing.T, ws string, c *acptest.Client, sid string, asked <-chan struct{})
 	}{
 		{"mid-turn", toolCall{ID: "c1", Name: "read", Arguments: map[string]any{"path": "small.txt"}},
-			func(t *testing.T, p *proc, c *acptest.Client, sid string, _ <-chan struct{}) {
-				if !eventually(10*time.Second, func() bool { return toolStatuses(c.Updates(), sid)["c1"] == acp.ToolCallCompleted }) {
-					t.Fatal("the read never completed")
+			func(t *testing.T, _ string, c *acptest.Client, sid string, _ <-chan struct{}) {
+				if err := c.WaitUpdates(callCtx(t, 60*time.Second), func(ns []acp.SessionNotification) bool {
+					return toolStatuses(ns, sid)["c1"] == acp.ToolCallCompleted
+				}); err != nil {
+					t.Fatalf("the read never completed: %v", err)
 				}
 			}},
 		{"mid-permission", toolCall{ID: "c1", Name: "write", Arguments: map[string]any{"path": "out.txt", "content": "x"}},
-			func(t *testing.T, _ *proc, _ *acptest.Client, _ string, asked <-chan struct{}) {
+			func(t *testing.T, _ string, _ *acptest.Client, _ string, asked <-chan struct{}) {
 				select {
 				case <-asked:
 				case <-time.After(10 * time.Second):
 					t.Fatal("no permission request")
 				}
 			}},
-		{"mid-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30; echo late > late.txt"}}, waitForSleep},
-		{"background-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30; echo late > late.txt", "runInBackground": true}}, waitForSleep},
+		{"mid-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30 & echo > ready; wait; echo late > late.txt"}}, waitForSleep},
+		{"background-command", toolCall{ID: "c1", Name: "bash", Arguments: map[string]any{"command": "sleep 30 & echo > ready; wait; echo late > late.txt", "runInBackground": true}}, waitForSleep},
 	}
 	for _, sc := range scenarios {
 		for _, how := range []string{"stdin-closed", "client-killed"} {
@@ -65,6 +67,7 @@ func TestFaultDisconnect(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(f.ws, "small.txt"), []byte("small\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
+				readyFIFO(t, f.ws, "ready") // for the commands' "echo > ready"
 				p := f.start(t)
 				asked := make(chan struct{}, 1)
 				c := &acptest.Client{Permission: func(ctx context.Context, req *acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
@@ -83,7 +86,7 @@ func TestFaultDisconnect(t *testing.T) {
 				turnCtx, cancelTurn := context.WithCancel(context.Background())
 				defer cancelTurn()
 				go func() { _, _ = prompt(turnCtx, conn, sid, "second") }()
-				sc.ready(t, p, c, sid, asked)
+				sc.ready(t, f.ws, c, sid, asked)
 
 				// Every process group the daemon's children are in.
 				var pgids []int
@@ -100,7 +103,7 @@ func TestFaultDisconnect(t *testing.T) {
 					t.Fatalf("the daemon still runs 5 s after the client disconnected (%s)", how)
 				}
 				t.Logf("daemon exited %v after the disconnect (%v)", time.Since(start).Round(time.Millisecond), p.err)
-				if !eventually(3*time.Second, func() bool { return len(testsupport.InGroups(pgids...)) == 0 }) {
+				if !testsupport.GroupsGoneWithin(30*time.Second, pgids...) {
 					t.Errorf("processes left in the children's process groups: %+v", testsupport.InGroups(pgids...))
 				}
 				if _, err := os.Stat(filepath.Join(f.ws, "late.txt")); err == nil {
@@ -115,17 +118,11 @@ func TestFaultDisconnect(t *testing.T) {
 	}
 }
 
-func waitForSleep(t *testing.T, p *proc, _ *acptest.Client, _ string, _ <-chan struct{}) {
-	if !eventually(10*time.Second, func() bool {
-		for _, d := range testsupport.Descendants(p.pid()) {
-			if d.Comm == "sleep" {
-				return true
-			}
-		}
-		return false
-	}) {
-		t.Fatal("sleep never started")
-	}
+// waitForSleep waits until the scenario's command says (through the FIFO
+// "ready" in the workspace) that its sleep runs.
+func waitForSleep(t *testing.T, ws string, _ *acptest.Client, _ string, _ <-chan struct{}) {
+	t.Helper()
+	waitFIFO(t, filepath.Join(ws, "ready"), 60*time.Second)
 }
 
 // checkLoads starts a new daemon on f, lists the sessions, loads sid and

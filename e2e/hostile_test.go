@@ -58,13 +58,14 @@ type wire struct {
 	entries    []acptest.Entry // the well-behaved session's transcript
 	onRequest  func(m rawMsg, line []byte)
 	readErr    error
+	answered   chan struct{} // closed at the next response read
 	done       chan struct{}
 }
 
 func newWire(w io.Writer, r io.Reader) *wire {
 	c := &wire{
 		w: w, must: map[string]bool{}, sentLines: map[string]string{}, maybe: map[string]bool{}, answers: map[string]int{},
-		waiters: map[string]chan rawMsg{}, goodIDs: map[string]bool{}, done: make(chan struct{}),
+		waiters: map[string]chan rawMsg{}, goodIDs: map[string]bool{}, answered: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.read(r)
 	return c
@@ -119,6 +120,8 @@ func (c *wire) dispatch(line []byte) {
 		c.unexpected = append(c.unexpected, "response to an id never sent in a request: "+abbrev(line))
 	}
 	c.answers[id]++
+	close(c.answered)
+	c.answered = make(chan struct{})
 	var created struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -131,6 +134,26 @@ func (c *wire) dispatch(line []byte) {
 	if ch, ok := c.waiters[id]; ok {
 		delete(c.waiters, id)
 		ch <- m
+	}
+}
+
+// waitAnswers waits until cond, called with c.mu held, holds; every
+// response read wakes it. It reports false when d passed first (a failure
+// deadline).
+func (c *wire) waitAnswers(d time.Duration, cond func() bool) bool {
+	deadline := time.After(d)
+	for {
+		c.mu.Lock()
+		ok, answered := cond(), c.answered
+		c.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-answered:
+		case <-deadline:
+			return false
+		}
 	}
 }
 
@@ -530,9 +553,7 @@ func TestFaultHostileClient(t *testing.T) {
 	}
 
 	// Every well-formed request is answered exactly once, nothing else.
-	if !eventually(60*time.Second, func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+	if !c.waitAnswers(60*time.Second, func() bool {
 		for id := range c.must {
 			if c.answers[id] == 0 {
 				return false

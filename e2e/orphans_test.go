@@ -24,28 +24,25 @@ import (
 func TestFaultKill9Orphans(t *testing.T) {
 	f := newFixture(t, script{Turns: []turn{{Responses: []response{
 		{ToolCalls: []toolCall{
-			{ID: "bg", Name: "bash", Arguments: map[string]any{"command": "sleep 31", "runInBackground": true}},
+			// Each command says through a FIFO that its sleep runs.
+			{ID: "bg", Name: "bash", Arguments: map[string]any{"command": "sleep 31 & echo > bg.ready; wait", "runInBackground": true}},
 			// A compound command: bash stays the parent of its sleep,
 			// which a parent-death signal on bash alone would not reach.
-			{ID: "fg", Name: "bash", Arguments: map[string]any{"command": "sleep 33; echo after"}},
+			{ID: "fg", Name: "bash", Arguments: map[string]any{"command": "sleep 33 & echo > fg.ready; wait; echo after"}},
 		}},
 		{Text: "never"},
 	}}}})
+	fifos := map[string]string{}
+	for _, name := range []string{"bg.ready", "fg.ready"} {
+		fifos[name] = readyFIFO(t, f.ws, name)
+	}
 	p := f.start(t)
 	c := &acptest.Client{Permission: acptest.AllowOnce}
 	conn := p.client(t, c)
 	sid := open(t, conn, f.ws, acp.ClientCapabilities{})
 	go func() { _, _ = prompt(context.Background(), conn, sid, "go") }()
-	if !eventually(10*time.Second, func() bool {
-		n := 0
-		for _, d := range testsupport.Descendants(p.pid()) {
-			if d.Comm == "sleep" {
-				n++
-			}
-		}
-		return n == 2
-	}) {
-		t.Fatal("the commands never started")
+	for _, name := range []string{"bg.ready", "fg.ready"} {
+		waitFIFO(t, fifos[name], 60*time.Second)
 	}
 	var pgids []int
 	for _, d := range testsupport.Descendants(p.pid()) {
@@ -53,7 +50,7 @@ func TestFaultKill9Orphans(t *testing.T) {
 	}
 	_ = syscall.Kill(-p.pid(), syscall.SIGKILL) // the daemon's group (Setpgid: its pid)
 	<-p.exited
-	if !eventually(3*time.Second, func() bool { return len(testsupport.InGroups(pgids...)) == 0 }) {
+	if !testsupport.GroupsGoneWithin(30*time.Second, pgids...) {
 		left := testsupport.InGroups(pgids...)
 		t.Errorf("%d processes outlived the daemon: %+v", len(left), left)
 		for _, l := range left {

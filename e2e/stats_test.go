@@ -93,26 +93,34 @@ func statsBaseline(t testing.TB, read statsReader) daemonStats {
 }
 
 // expectBaseline checks that the daemon's goroutines and file descriptors
-// are back at base after a scenario, polling for up to 5 s because
-// teardown (a closed session's turn, its log, its commands) finishes
-// asynchronously after the response. The counts must be equal: the
-// stats request itself runs on one goroutine, which the baseline counted
-// too, and the runtime's own goroutines are not counted by
-// runtime.NumGoroutine. Threads are logged only: the Go runtime keeps idle
-// threads. It returns the stats last read.
+// are back at base after a scenario. Teardown (a closed session's turn, its
+// log, its commands) finishes asynchronously after the response, and a Go
+// process has no signal for a goroutine's end, so it reads the stats again
+// until they match: the counts decide, and the 30 s only bound a failure.
+// The counts must be equal: the stats request itself runs on one
+// goroutine, which the baseline counted too, and the runtime's own
+// goroutines are not counted by runtime.NumGoroutine. Threads are logged
+// only: the Go runtime keeps idle threads. It returns the stats last read.
 func expectBaseline(t testing.TB, scenario string, read statsReader, base daemonStats) daemonStats {
 	t.Helper()
 	var last daemonStats
 	var lastErr error
-	back := eventually(5*time.Second, func() bool {
+	back := false
+	for deadline := time.Now().Add(30 * time.Second); !back && time.Now().Before(deadline); {
 		last, lastErr = read()
-		return lastErr == nil && last.Goroutines == base.Goroutines && last.FDs == base.FDs
-	})
+		if lastErr != nil {
+			break
+		}
+		back = last.Goroutines == base.Goroutines && last.FDs == base.FDs
+		if !back {
+			time.Sleep(20 * time.Millisecond) // paces the reads; decides nothing
+		}
+	}
 	switch {
 	case lastErr != nil:
 		t.Errorf("%s: reading the stats: %v", scenario, lastErr)
 	case !back:
-		t.Errorf("%s: not back at the baseline after 5 s:\n  baseline %v\n  now      %v", scenario, base, last)
+		t.Errorf("%s: not back at the baseline after 30 s:\n  baseline %v\n  now      %v", scenario, base, last)
 	default:
 		t.Logf("%s: back at the baseline (%v); now %v", scenario, base, last)
 	}

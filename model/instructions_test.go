@@ -346,7 +346,7 @@ func TestCustomCommandsAdvertisedExpandedAndLive(t *testing.T) {
 	h.waitUpdate("the clash refused", func(u acp.SessionUpdateVariant) bool {
 		return agentText(u, "command /mode refused: /mode is a built-in command")
 	})
-	for _, note := range looptest.Updates(h.client) {
+	for _, note := range h.client.Updates() {
 		u := note.Update.Value
 		if ac, ok := u.(*acp.AvailableCommandsUpdate); ok {
 			n := 0

@@ -71,9 +71,10 @@ type Client struct {
 
 	conn *acp.AgentConn
 
-	mu          sync.Mutex
-	updates     []acp.SessionNotification
-	completions []string
+	mu             sync.Mutex
+	updates        []acp.SessionNotification
+	updatesChanged chan struct{} // closed at the next session/update
+	completions    []string
 }
 
 // Serve connects c to an agent over rwc and returns the connection to the agent.
@@ -125,8 +126,35 @@ func (c *Client) CompletedElicitations() []string {
 func (c *Client) SessionUpdate(_ context.Context, n *acp.SessionNotification) error {
 	c.mu.Lock()
 	c.updates = append(c.updates, *n)
+	if c.updatesChanged != nil {
+		close(c.updatesChanged)
+		c.updatesChanged = nil
+	}
 	c.mu.Unlock()
 	return nil
+}
+
+// WaitUpdates waits until the session/update notifications received so far
+// satisfy ok, or ctx ends (its error is returned). Each update the client
+// handles wakes it: tests wait on it instead of polling [Client.Updates].
+func (c *Client) WaitUpdates(ctx context.Context, ok func([]acp.SessionNotification) bool) error {
+	for {
+		c.mu.Lock()
+		got := append([]acp.SessionNotification(nil), c.updates...)
+		if c.updatesChanged == nil {
+			c.updatesChanged = make(chan struct{})
+		}
+		changed := c.updatesChanged
+		c.mu.Unlock()
+		if ok(got) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // RequestPermission implements [acp.Client].

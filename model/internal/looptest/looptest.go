@@ -2,7 +2,6 @@ package looptest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -127,41 +126,16 @@ func ResultText(r *llm.ToolResult) string {
 	return s
 }
 
-// Updates returns the session/update notifications client received, read
-// from its recorder's wire transcript (so they agree with
-// Recorder.Changed, which the client's own list may lag behind).
-func Updates(client *acptest.Client) []acp.SessionNotification {
-	var out []acp.SessionNotification
-	for _, e := range client.Recorder.Entries() {
-		var env struct {
-			Method string                  `json:"method"`
-			Params acp.SessionNotification `json:"params"`
-		}
-		if e.Dir != acptest.AgentToClient || json.Unmarshal(e.Msg, &env) != nil || env.Method != acp.MethodSessionUpdate {
-			continue
-		}
-		out = append(out, env.Params)
-	}
-	return out
-}
-
-// WaitUpdates waits until the updates client received satisfy ok. The
-// recorder signals every message, so nothing polls; the deadline only
-// bounds a failure (the agent runs real processes and file watches, which
-// a synctest bubble cannot hold).
+// WaitUpdates waits until the updates client received satisfy ok (each
+// update wakes it; nothing polls). The deadline only bounds a failure: the
+// agent runs real processes and file watches, which a synctest bubble
+// cannot hold.
 func WaitUpdates(t testing.TB, client *acptest.Client, what string, ok func([]acp.SessionNotification) bool) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		changed := client.Recorder.Changed()
-		if ok(Updates(client)) {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("no update: %s", what)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := client.WaitUpdates(ctx, ok); err != nil {
+		t.Fatalf("no update: %s (%v)", what, err)
 	}
 }
 
