@@ -74,6 +74,9 @@ func (h *turnHost) Roots() []string   { return slices.Clone(h.sess.roots) }
 // Sandbox implements [host.Sandboxing].
 func (h *turnHost) Sandbox() (sandbox.Policy, bool, error) { return h.sess.sandboxPolicy() }
 
+// SandboxServers implements [host.Sandboxing].
+func (h *turnHost) SandboxServers() *sandbox.Servers { return &h.sess.sandboxServers }
+
 func (h *turnHost) Files() host.Files { return &sessionFiles{s: h.sess} }
 
 // Terminals offers editor terminals only when the client advertised them.

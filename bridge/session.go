@@ -34,6 +34,8 @@ type session struct {
 
 	log *logWriter // nil without a state directory
 	mcp io.Closer  // the session's MCP connections, if any
+	// sandboxServers start the session's sandboxed commands.
+	sandboxServers sandbox.Servers
 
 	mu   sync.Mutex
 	mode string
@@ -545,6 +547,7 @@ func (s *session) close() {
 	}
 	s.agent.registry.RemoveScope(s.id)
 	s.agent.pipeline.RemoveScope(s.id)
+	s.sandboxServers.Close() // each ends after its last command
 	s.closeProject()
 	if f := s.agent.opts.OnSessionClose; f != nil {
 		f(s.info())

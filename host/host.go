@@ -46,6 +46,9 @@ type Sandboxing interface {
 	// cannot run here and is not required); err, when it is required and
 	// cannot run, says why no command may start.
 	Sandbox() (p sandbox.Policy, ok bool, err error)
+	// SandboxServers start the session's sandboxed commands and end with
+	// the session; nil means the program's own ([sandbox.Start]).
+	SandboxServers() *sandbox.Servers
 }
 
 // Files is text file access on behalf of a session. It takes landings

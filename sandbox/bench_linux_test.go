@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/sandbox"
@@ -25,9 +24,13 @@ var dshdLauncher = sync.OnceValues(func() (string, error) {
 	return bin, testsupport.GoBuild(bin, "./cmd/dshd", false)
 })
 
-// BenchmarkStart measures what the launcher adds to a command's start:
+// BenchmarkStart measures what the sandbox adds to a command's start:
 // `true` run directly and under each way of sandboxing it, in one run,
-// with the dshd binary as the launcher.
+// with the dshd binary as the launcher. "sandboxed" is a command the
+// daemon starts (its policy's sandbox server already running),
+// "sandboxed-first" the first command of a policy (which starts the
+// server), "terminal-wrap" a command an editor terminal starts through
+// the launcher.
 func BenchmarkStart(b *testing.B) {
 	bin, err := dshdLauncher()
 	if err != nil {
@@ -45,55 +48,63 @@ func BenchmarkStart(b *testing.B) {
 	ro.Mode = sandbox.ModeReadOnly
 	for _, c := range []struct {
 		name string
-		cmd  func() *exec.Cmd
+		run  func(b *testing.B)
 	}{
-		{"direct", func() *exec.Cmd { return exec.Command("true") }},
-		{"sandboxed", sandboxed(b, ws)},
-		{"sandboxed-no-network", sandboxed(b, noNet)},
-		{"sandboxed-read-only", sandboxed(b, ro)},
-		{"terminal-wrap", wrapped(b, ws)},
+		{"direct", func(b *testing.B) { runCmd(b, exec.Command("true")) }},
+		{"sandboxed", started(ws, dir)},
+		{"sandboxed-no-network", started(noNet, dir)},
+		{"sandboxed-read-only", started(ro, dir)},
+		{"sandboxed-first", func(b *testing.B) {
+			// A policy no server runs for yet: a root of its own.
+			root, err := os.MkdirTemp(dir, "first-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := ws
+			p.WritableRoots = []string{root}
+			started(p, root)(b)
+		}},
+		{"terminal-wrap", wrapped(ws)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.name != "direct" {
 				requireSandbox(b)
 			}
-			// CPU time of the command and what it waited for: on a
-			// loaded machine wall time mostly measures the queue for a
-			// core, which a launcher's threads join more often.
-			var cpu time.Duration
 			for b.Loop() {
-				cmd := c.cmd()
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+				c.run(b)
 			}
-			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
 
-func sandboxed(b *testing.B, p sandbox.Policy) func() *exec.Cmd {
-	return func() *exec.Cmd {
-		cmd, err := sandbox.Command(p, []string{"true"})
+func runCmd(b *testing.B, cmd *exec.Cmd) {
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func started(p sandbox.Policy, dir string) func(b *testing.B) {
+	return func(b *testing.B) {
+		proc, err := sandbox.Start(p, sandbox.Spec{Argv: []string{"true"}, Dir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cmd.Dir = p.WritableRoots[0]
-		return cmd
+		if ws, err := proc.Wait(); err != nil || ws.ExitStatus() != 0 {
+			b.Fatalf("true: %v, %v", ws, err)
+		}
 	}
 }
 
 // wrapped is how an editor terminal starts a command: the launcher's
 // outer stage, which enters the namespaces itself.
-func wrapped(b *testing.B, p sandbox.Policy) func() *exec.Cmd {
-	return func() *exec.Cmd {
+func wrapped(p sandbox.Policy) func(b *testing.B) {
+	return func(b *testing.B) {
 		argv, err := sandbox.Wrap(p, []string{"true"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = p.WritableRoots[0]
-		return cmd
+		runCmd(b, cmd)
 	}
 }

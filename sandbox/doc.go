@@ -8,11 +8,22 @@
 // new user and mount namespaces (and a network namespace with only
 // loopback when the policy forbids the network) where the kernel allows
 // them, bind-mounts the protected paths read-only, applies Landlock
-// (github.com/landlock-lsm/go-landlock), drops its capabilities and execs
-// the command. The same argv serves a command the daemon starts ([Command])
-// and one an editor terminal starts ([Wrap]). Where the kernel offers no
-// Landlock (and on other systems) [Probe] says why and commands run
-// without the sandbox, under the daemon's text guards.
+// (github.com/landlock-lsm/go-landlock), drops its capabilities and runs
+// the command. It serves in two ways:
+//
+//   - [Start], for the commands the daemon starts itself (bash, background
+//     jobs): the launcher runs as a sandbox server, one per policy, that
+//     sets the sandbox up once and forks each command from its sandboxed
+//     thread. A command costs a socket round trip and a fork (about 1 ms)
+//     instead of a launcher's start (about 15 ms). A server whose
+//     policy's paths have changed since it set them up (a .git made, a
+//     .dshd replaced) is replaced before the next command.
+//   - [Wrap], for a process someone else starts (an editor terminal, a
+//     stdio MCP server): the launcher's argv with the command after it.
+//
+// Where the kernel offers no Landlock (and on other systems) [Probe] says
+// why and commands run without the sandbox, under the daemon's text
+// guards.
 //
 // A program that uses the launcher calls [RunIfLauncher] first thing in
 // main (cmd/dshd does, and so do the tests of packages that start
@@ -21,7 +32,9 @@
 //	func main() {
 //		sandbox.RunIfLauncher()
 //		…
-//		cmd, err := sandbox.Command(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite,
-//			Network: true, WritableRoots: []string{root}}, []string{"bash", "-c", line})
+//		p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{root}}
+//		proc, err := sandbox.Start(p, sandbox.Spec{Argv: []string{"bash", "-c", line}, Dir: root, Stdout: out, Stderr: out})
+//		…
+//		status, err := proc.Wait()
 //	}
 package sandbox

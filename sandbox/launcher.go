@@ -38,7 +38,7 @@ func init() {
 // one (os.Args[1] is [LauncherCommand]): it applies the sandbox and execs
 // the command, never returning (the package's init already does that for
 // any program that links it). Otherwise it records this executable as the
-// launcher for [Command] and [Wrap] and returns. Call it first thing in
+// launcher for [Start] and [Wrap] and returns. Call it first thing in
 // main, and in TestMain of tests that start sandboxed commands.
 func RunIfLauncher() {
 	if exe, err := os.Executable(); err == nil {
@@ -112,7 +112,22 @@ const (
 	// (if any) already set up: the read-only mode's command, whose
 	// launcher waits to remove the private temp directory.
 	stageFinal = "final"
+	// stageServe is a sandbox server in fresh namespaces its parent
+	// created: it sets them up, applies Landlock to the thread it forks
+	// commands from, and starts the commands the daemon sends it on
+	// descriptor 3 (see [Start]).
+	stageServe = "serve"
+	// stageServeDirect is a sandbox server without namespaces.
+	stageServeDirect = "serve-direct"
 )
+
+func knownStage(s string) bool {
+	switch s {
+	case stageOuter, stageInner, stageDirect, stageFinal, stageServe, stageServeDirect:
+		return true
+	}
+	return false
+}
 
 // Main is the launcher: args are what follows [LauncherCommand]. It
 // returns an exit status only when it cannot run the command; otherwise
@@ -120,7 +135,7 @@ const (
 // and exits as the command did).
 func Main(args []string) int {
 	stage, pol, probe, inNetns, argv, err := parseLauncherArgs(args)
-	if err == nil && !probe && len(argv) == 0 {
+	if err == nil && !probe && len(argv) == 0 && stage != stageServe && stage != stageServeDirect {
 		err = errors.New("no command after --")
 	}
 	if err != nil {
@@ -151,7 +166,7 @@ func parseLauncherArgs(args []string) (stage string, p Policy, probe, inNetns bo
 			v := args[0]
 			args = args[1:]
 			if a == "--stage" {
-				if v != stageOuter && v != stageInner && v != stageDirect && v != stageFinal {
+				if !knownStage(v) {
 					return "", Policy{}, false, false, nil, fmt.Errorf("unknown stage %q", v)
 				}
 				stage = v

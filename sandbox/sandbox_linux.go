@@ -70,40 +70,12 @@ func namespaceAttr(network bool) *syscall.SysProcAttr {
 	}
 }
 
-// Command returns the command that runs argv under p, for the daemon to
-// start: the launcher's inner stage in fresh namespaces where [Probe]
-// found them, Landlock alone otherwise. The caller may set more of
-// SysProcAttr (a process group) but must keep what is there.
-func Command(p Policy, argv []string) (*exec.Cmd, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if len(argv) == 0 {
-		return nil, errors.New("sandbox: no command")
-	}
-	a := Probe()
-	if !a.Available() {
-		return nil, fmt.Errorf("the sandbox cannot run here: %s", a.Reason)
-	}
-	path, err := launcherPath()
-	if err != nil {
-		return nil, err
-	}
-	stage := stageDirect
-	if a.Namespaces {
-		stage = stageInner
-	}
-	cmd := exec.Command(path, append([]string{LauncherCommand, "--stage", stage, "--policy", p.Encode(), "--"}, argv...)...)
-	if a.Namespaces {
-		cmd.SysProcAttr = namespaceAttr(p.Network)
-	}
-	return cmd, nil
-}
-
 func launch(stage string, p Policy, probe, inNetns bool, argv []string) int {
 	switch stage {
 	case stageOuter:
 		return outer(p, argv)
+	case stageServe, stageServeDirect:
+		return serve(p, stage == stageServe)
 	case stageInner:
 		if err := setupNamespaces(p); err != nil {
 			return failed(err)
@@ -274,15 +246,11 @@ func setupNamespaces(p Policy) error {
 }
 
 func protect(p Policy, path string) error {
+	if err := createMissing(p, path); err != nil {
+		return err
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if filepath.Base(path) == ".git" || p.Mode != ModeWorkspaceWrite || !under(path, p.WritableRoots) {
-			return nil // nothing to protect, or Landlock keeps it read-only
-		}
-		// A missing .dshd inside a writable root would be the command's
-		// to create: create it now, so that it is read-only too.
-		if err := os.MkdirAll(path, 0o755); err != nil {
-			return fmt.Errorf("create protected %s: %w", path, err)
-		}
+		return nil // nothing to protect, or Landlock keeps it read-only
 	} else if err != nil {
 		return fmt.Errorf("protected %s: %w", path, err)
 	}
@@ -307,6 +275,32 @@ func protect(p Policy, path string) error {
 	}
 	if err := unix.Mount("", path, "", flags, ""); err != nil {
 		return fmt.Errorf("make %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+// createMissing creates a missing protected directory inside a writable
+// root, .git excepted: it would be the command's to create, so it is
+// created first and made read-only with the rest.
+func createMissing(p Policy, path string) error {
+	if p.Mode != ModeWorkspaceWrite || filepath.Base(path) == ".git" || !under(path, p.WritableRoots) {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("create protected %s: %w", path, err)
+	}
+	return nil
+}
+
+// createMissingProtected is [createMissing] for every protected path.
+func createMissingProtected(p Policy) error {
+	for _, path := range p.Protected {
+		if err := createMissing(p, path); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -125,31 +125,58 @@ type result struct {
 	code int
 }
 
-func run(t *testing.T, p sandbox.Policy, dir, line string, wrap bool) result {
+// launch is how a test starts its sandboxed command.
+type launch int
+
+const (
+	// viaServer is how the daemon starts a command: [sandbox.Start].
+	viaServer launch = iota
+	// viaWrap is how an editor terminal starts one: the argv of
+	// [sandbox.Wrap], started by someone else.
+	viaWrap
+)
+
+func (l launch) String() string { return [...]string{"server", "wrap"}[l] }
+
+var launches = []launch{viaServer, viaWrap}
+
+func run(t *testing.T, p sandbox.Policy, dir, line string, how launch) result {
 	t.Helper()
 	argv := []string{"bash", "-c", line}
-	var cmd *exec.Cmd
-	if wrap {
+	if how == viaWrap {
 		full, err := sandbox.Wrap(p, argv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd = exec.Command(full[0], full[1:]...)
-	} else {
-		var err error
-		if cmd, err = sandbox.Command(p, argv); err != nil {
-			t.Fatal(err)
+		cmd := exec.Command(full[0], full[1:]...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err = cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("run %q: %v", line, err)
 		}
+		return result{out.String(), cmd.ProcessState.ExitCode()}
 	}
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("run %q: %v", line, err)
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return result{out.String(), cmd.ProcessState.ExitCode()}
+	defer out.Close()
+	proc, err := sandbox.Start(p, sandbox.Spec{Argv: argv, Dir: dir, Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatalf("start %q: %v", line, err)
+	}
+	ws, err := proc.Wait()
+	if err != nil {
+		t.Fatalf("wait %q: %v", line, err)
+	}
+	b, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result{string(b), ws.ExitStatus()}
 }
 
 // attacks are commands that try to change a target file, each also
@@ -184,7 +211,7 @@ func attacks(target, outsideDir string) map[string]string {
 func TestSandboxDeniesWritesOutsideRootsAndToProtectedPaths(t *testing.T) {
 	requireSandbox(t)
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorkspaceWrite, sandbox.ModeReadOnly} {
-		for _, wrap := range []bool{false, true} {
+		for _, how := range launches {
 			w := newWorkspace(t)
 			targets := []string{
 				filepath.Join(w.outside, "victim"),
@@ -194,13 +221,13 @@ func TestSandboxDeniesWritesOutsideRootsAndToProtectedPaths(t *testing.T) {
 				filepath.Join(w.userConfig, "settings.json"),
 			}
 			for _, target := range targets {
-				t.Run(fmt.Sprintf("%s/wrap=%v/%s", mode, wrap, filepath.Base(filepath.Dir(target))+"/"+filepath.Base(target)), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%v/%s", mode, how, filepath.Base(filepath.Dir(target))+"/"+filepath.Base(target)), func(t *testing.T) {
 					var script strings.Builder
 					for name, line := range attacks(target, w.outside) {
 						fmt.Fprintf(&script, "( %s ) >/dev/null 2>&1 && echo %q succeeded; rm -f s.sh link dirlink\n", line, name)
 					}
 					before := w.snapshot(t)
-					r := run(t, w.policy(mode), w.root, script.String(), wrap)
+					r := run(t, w.policy(mode), w.root, script.String(), how)
 					after := w.snapshot(t)
 					for path, content := range before {
 						if after[path] != content {
@@ -230,7 +257,7 @@ func TestSettingsFolderAttacksFail(t *testing.T) {
 		"replace dir":       "rm -rf .dshd && mkdir .dshd && cp evil/settings.json .dshd/",
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := run(t, w.policy(sandbox.ModeWorkspaceWrite), w.root, line, false)
+			r := run(t, w.policy(sandbox.ModeWorkspaceWrite), w.root, line, viaServer)
 			if r.code == 0 {
 				t.Errorf("%q succeeded: %s", line, r.out)
 			}
@@ -246,7 +273,7 @@ func TestMissingDshdFolderCannotBeCreated(t *testing.T) {
 	root := t.TempDir()
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{root},
 		Protected: []string{filepath.Join(root, ".dshd")}}
-	r := run(t, p, root, `mkdir -p .dshd; echo '{}' > .dshd/settings.json`, false)
+	r := run(t, p, root, `mkdir -p .dshd; echo '{}' > .dshd/settings.json`, viaServer)
 	if _, err := os.Stat(filepath.Join(root, ".dshd", "settings.json")); err == nil {
 		t.Fatalf("the command created .dshd/settings.json: %s", r.out)
 	}
@@ -255,11 +282,11 @@ func TestMissingDshdFolderCannotBeCreated(t *testing.T) {
 func TestWorkspaceWriteAllowsRootsAndTemp(t *testing.T) {
 	requireSandbox(t)
 	w := newWorkspace(t)
-	for _, wrap := range []bool{false, true} {
+	for _, how := range launches {
 		r := run(t, w.policy(sandbox.ModeWorkspaceWrite), w.root,
-			`set -e; echo ok > made; mkdir -p sub/dir; mv made sub/dir/; rm sub/dir/made; f=$(mktemp); echo x > "$f"; rm "$f"; echo > /dev/null; echo done`, wrap)
+			`set -e; echo ok > made; mkdir -p sub/dir; mv made sub/dir/; rm sub/dir/made; f=$(mktemp); echo x > "$f"; rm "$f"; echo > /dev/null; echo done`, how)
 		if r.code != 0 || !strings.Contains(r.out, "done") {
-			t.Fatalf("wrap=%v: exit %d: %s", wrap, r.code, r.out)
+			t.Fatalf("%v: exit %d: %s", how, r.code, r.out)
 		}
 	}
 }
@@ -267,14 +294,14 @@ func TestWorkspaceWriteAllowsRootsAndTemp(t *testing.T) {
 func TestReadOnlyDeniesCwdAndGivesPrivateTemp(t *testing.T) {
 	requireSandbox(t)
 	w := newWorkspace(t)
-	for _, wrap := range []bool{false, true} {
-		r := run(t, w.policy(sandbox.ModeReadOnly), w.root, `echo x > made; echo "exit=$?"; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; echo "$TMPDIR"`, wrap)
+	for _, how := range launches {
+		r := run(t, w.policy(sandbox.ModeReadOnly), w.root, `echo x > made; echo "exit=$?"; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; echo "$TMPDIR"`, how)
 		if _, err := os.Stat(filepath.Join(w.root, "made")); err == nil {
-			t.Fatalf("wrap=%v: read-only wrote the cwd: %s", wrap, r.out)
+			t.Fatalf("%v: read-only wrote the cwd: %s", how, r.out)
 		}
 		lines := strings.Split(strings.TrimSpace(r.out), "\n")
 		if !strings.Contains(r.out, "exit=1") || len(lines) < 2 || lines[len(lines)-2] != "t" {
-			t.Fatalf("wrap=%v: want a denied write and a working private temp dir: %s", wrap, r.out)
+			t.Fatalf("%v: want a denied write and a working private temp dir: %s", how, r.out)
 		}
 		if tmp := lines[len(lines)-1]; !strings.Contains(tmp, "dshd-sandbox-") {
 			t.Fatalf("TMPDIR = %q", tmp)
@@ -303,22 +330,22 @@ func TestNetworkFalseCutsTCP(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	dir := t.TempDir()
 	connect := fmt.Sprintf(python+` -c 'import socket; socket.create_connection(("127.0.0.1", %d), timeout=5); print("connected")'`, port)
-	for _, wrap := range []bool{false, true} {
+	for _, how := range launches {
 		p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{dir}}
-		if r := run(t, p, dir, connect, wrap); r.code != 0 || !strings.Contains(r.out, "connected") {
-			t.Fatalf("wrap=%v network:true: exit %d: %s", wrap, r.code, r.out)
+		if r := run(t, p, dir, connect, how); r.code != 0 || !strings.Contains(r.out, "connected") {
+			t.Fatalf("%v network:true: exit %d: %s", how, r.code, r.out)
 		}
 		p.Network = false
-		if r := run(t, p, dir, connect, wrap); r.code == 0 || strings.Contains(r.out, "connected") {
-			t.Fatalf("wrap=%v network:false connected: %s", wrap, r.out)
+		if r := run(t, p, dir, connect, how); r.code == 0 || strings.Contains(r.out, "connected") {
+			t.Fatalf("%v network:false connected: %s", how, r.out)
 		}
 		// Loopback inside works: a server and a client in the sandbox.
 		local := python + ` -c '
 import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 c = socket.create_connection(s.getsockname(), timeout=5); print("local ok")'`
-		if r := run(t, p, dir, local, wrap); r.code != 0 || !strings.Contains(r.out, "local ok") {
-			t.Fatalf("wrap=%v network:false loopback: exit %d: %s", wrap, r.code, r.out)
+		if r := run(t, p, dir, local, how); r.code != 0 || !strings.Contains(r.out, "local ok") {
+			t.Fatalf("%v network:false loopback: exit %d: %s", how, r.code, r.out)
 		}
 	}
 }
@@ -327,7 +354,7 @@ func TestCommandHasNoCapabilities(t *testing.T) {
 	requireSandbox(t)
 	dir := t.TempDir()
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{dir}}
-	r := run(t, p, dir, `grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status`, false)
+	r := run(t, p, dir, `grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status`, viaServer)
 	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
 		if !strings.HasSuffix(line, "0000000000000000") {
 			t.Errorf("capability left: %s", line)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 )
 
@@ -16,10 +15,14 @@ func probe(string, error) Availability {
 	return Availability{Reason: errUnsupported.Error()}
 }
 
-// Command fails on this system: there is no sandbox to run a command in.
-func Command(p Policy, argv []string) (*exec.Cmd, error) {
+// Start fails on this system: there is no sandbox to run a command in.
+func (*Servers) Start(Policy, Spec) (*Process, error) {
 	return nil, errUnsupported
 }
+
+type server struct{}
+
+func (*server) retire() {}
 
 func launch(string, Policy, bool, bool, []string) int {
 	fmt.Fprintf(os.Stderr, "dshd sandbox: %v\n", errUnsupported)

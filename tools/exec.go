@@ -35,8 +35,10 @@ type Command struct {
 	// Live, when non-nil, receives all output as it arrives, uncapped.
 	Live io.Writer
 	// Sandbox, when non-nil, runs the command under this OS sandbox
-	// policy, through the launcher (package sandbox).
+	// policy (package sandbox), started by Servers (nil: the program's
+	// own, [sandbox.Start]).
 	Sandbox *sandbox.Policy
+	Servers *sandbox.Servers
 }
 
 // Outcome is how a command ended.
@@ -68,7 +70,8 @@ const defaultOutputLimit = 1 << 20
 // process is one started command: its own process group, guarded so that
 // it dies with the daemon, and its output pipe.
 type process struct {
-	cmd   *exec.Cmd
+	pid   int
+	wait  func() (syscall.WaitStatus, error) // once; error: not how it ended
 	group *procgroup.Group
 	out   *os.File // read end of the output pipe
 }
@@ -76,6 +79,7 @@ type process struct {
 // start launches c in a new process group. stdin is /dev/null; stdout and
 // stderr share one pipe whose write end only the child holds, so the
 // daemon's stdout is never inherited and EOF means every writer is gone.
+// A sandboxed command is started by its policy's sandbox server.
 func start(c Command) (*process, error) {
 	bash, err := shell.Name()
 	if err != nil {
@@ -85,34 +89,57 @@ func start(c Command) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bash, "-c", c.Line)
+	defer w.Close() // the child has its own copy
+	env := c.Env
+	if env == nil {
+		env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	}
+	argv := []string{bash, "-c", c.Line}
+	p := &process{out: r}
 	if c.Sandbox != nil {
-		if cmd, err = sandbox.Command(*c.Sandbox, cmd.Args); err != nil {
+		servers := c.Servers
+		if servers == nil {
+			servers = sandbox.DefaultServers()
+		}
+		sp, err := servers.Start(*c.Sandbox, sandbox.Spec{Argv: argv, Dir: c.Dir, Env: env, Stdout: w, Stderr: w})
+		if err != nil {
 			r.Close()
-			w.Close()
 			return nil, err
 		}
+		p.pid, p.wait = sp.Pid, sp.Wait
+	} else {
+		cmd := exec.Command(bash, argv[1:]...)
+		cmd.Dir, cmd.Env = c.Dir, env
+		cmd.Stdin = nil // /dev/null
+		cmd.Stdout, cmd.Stderr = w, w
+		// Its own process group, so that cancelling can kill everything it started.
+		procgroup.Isolate(cmd)
+		if err := cmd.Start(); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("start %q: %w", c.Line, err)
+		}
+		p.pid, p.wait = cmd.Process.Pid, func() (syscall.WaitStatus, error) { return waitStatus(cmd) }
 	}
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	}
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout = w
-	cmd.Stderr = w
-	// Its own process group, so that cancelling can kill everything it started.
-	procgroup.Isolate(cmd)
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return nil, fmt.Errorf("start %q: %w", c.Line, err)
-	}
-	w.Close()
 	// A command killed with its daemon must take its whole process group
 	// along, and nothing of the daemon runs then: the group's watchdog does it.
-	p := &process{cmd: cmd, group: procgroup.Guard(cmd.Process.Pid), out: r}
+	p.group = procgroup.Guard(p.pid)
 	return p, nil
+}
+
+// waitStatus waits for cmd; the error is one that says nothing of how the
+// command ended (an exit status other than 0 is not an error here).
+func waitStatus(cmd *exec.Cmd) (syscall.WaitStatus, error) {
+	err := cmd.Wait()
+	var ws syscall.WaitStatus
+	if cmd.ProcessState == nil {
+		return ws, err
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		err = nil
+	}
+	ws, _ = cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ws, err
 }
 
 // release retires the watchdog once the command was reaped and its group
@@ -173,8 +200,8 @@ func Run(ctx context.Context, c Command) (*Outcome, error) {
 	}
 	stop := make(chan struct{})
 	drained := p.drain(sink, stop)
-	waited := make(chan error, 1)
-	go func() { waited <- p.cmd.Wait() }()
+	waited := make(chan waitResult, 1)
+	go func() { waited <- p.waitResult() }()
 
 	var timeout <-chan time.Time
 	if c.Timeout > 0 {
@@ -183,40 +210,48 @@ func Run(ctx context.Context, c Command) (*Outcome, error) {
 		timeout = t.C
 	}
 	o := &Outcome{}
-	var werr error
+	var res waitResult
 	select {
-	case werr = <-waited:
+	case res = <-waited:
 	case <-timeout:
 		o.TimedOut = true
 		p.kill(syscall.SIGKILL)
-		werr = <-waited
+		res = <-waited
 	case <-ctx.Done():
 		o.Cancelled = true
 		p.kill(syscall.SIGKILL)
-		werr = <-waited
+		res = <-waited
 	}
 	p.kill(syscall.SIGKILL) // stragglers the command left in its group
 	close(stop)
 	<-drained
 	o.Duration = time.Since(began)
 	o.Output, o.Truncated = buf.String()
-	describeExit(o, p.cmd.ProcessState, werr)
+	describeExit(o, res)
 	return o, nil
 }
 
-func describeExit(o *Outcome, ps *os.ProcessState, werr error) {
-	if ps == nil {
+// waitResult is how a process ended, or why that is unknown.
+type waitResult struct {
+	status syscall.WaitStatus
+	err    error
+}
+
+func (p *process) waitResult() waitResult {
+	ws, err := p.wait()
+	return waitResult{ws, err}
+}
+
+func describeExit(o *Outcome, res waitResult) {
+	if res.err != nil {
 		return
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		o.Signal = signalName(ws.Signal())
+	if res.status.Signaled() {
+		o.Signal = signalName(res.status.Signal())
 		return
 	}
-	var ee *exec.ExitError
-	if werr == nil || errors.As(werr, &ee) {
-		code := ps.ExitCode()
-		o.ExitCode = &code
-	}
+	code := res.status.ExitStatus()
+	o.ExitCode = &code
 }
 
 func signalName(s syscall.Signal) string {

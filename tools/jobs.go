@@ -147,7 +147,7 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 	if js.closed { // Close ran while we started
 		js.mu.Unlock()
 		p.kill(syscall.SIGKILL)
-		_ = p.cmd.Wait()
+		_, _ = p.wait()
 		p.out.Close()
 		p.release()
 		return "", ErrJobsClosed
@@ -158,22 +158,22 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 	stop := make(chan struct{})
 	drained := p.drain(&cappedSink{j: j, limit: js.unreadLimit}, stop)
 	go func() {
-		waited := make(chan error, 1)
-		go func() { waited <- p.cmd.Wait() }()
+		waited := make(chan waitResult, 1)
+		go func() { waited <- p.waitResult() }()
 		var timeout <-chan time.Time
 		if c.Timeout > 0 {
 			t := time.NewTimer(c.Timeout)
 			defer t.Stop()
 			timeout = t.C
 		}
-		var werr error
+		var res waitResult
 		timedOut := false
 		select {
-		case werr = <-waited:
+		case res = <-waited:
 		case <-timeout:
 			timedOut = true
 			p.kill(syscall.SIGKILL)
-			werr = <-waited
+			res = <-waited
 		}
 		p.kill(syscall.SIGKILL) // stragglers left in the group
 		close(stop)
@@ -181,7 +181,7 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 		j.mu.Lock()
 		j.out.TimedOut = timedOut
 		j.out.Duration = time.Since(j.began)
-		describeExit(&j.out, p.cmd.ProcessState, werr)
+		describeExit(&j.out, res)
 		j.mu.Unlock()
 		close(j.done)
 	}()

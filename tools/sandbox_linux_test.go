@@ -28,6 +28,8 @@ func (h *sandboxHost) Sandbox() (sandbox.Policy, bool, error) {
 	return h.policy, h.err == nil && h.policy.Mode != sandbox.ModeOff, h.err
 }
 
+func (h *sandboxHost) SandboxServers() *sandbox.Servers { return nil }
+
 func requireSandbox(t *testing.T) {
 	t.Helper()
 	a := sandbox.Probe()

@@ -13,22 +13,22 @@ import (
 	"github.com/dsh-tools/dshd/sandbox"
 )
 
-// commandSandbox is the policy a command runs under: none when the call
-// is escalated or the host runs commands unsandboxed; an error when the
-// sandbox is required and cannot run.
-func commandSandbox(h host.Host, escalate bool) (*sandbox.Policy, error) {
+// commandSandbox is the policy a command runs under and the servers that
+// start it: none when the call is escalated or the host runs commands
+// unsandboxed; an error when the sandbox is required and cannot run.
+func commandSandbox(h host.Host, escalate bool) (*sandbox.Policy, *sandbox.Servers, error) {
 	sh, ok := h.(host.Sandboxing)
 	if escalate || !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p, ok, err := sh.Sandbox()
 	if err != nil {
-		return nil, fmt.Errorf("the command was not run: %w", err)
+		return nil, nil, fmt.Errorf("the command was not run: %w", err)
 	}
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return &p, nil
+	return &p, sh.SandboxServers(), nil
 }
 
 // deniedSigns are how a program reports what Landlock, a read-only bind
@@ -134,7 +134,7 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 		}
 	}
 	cwd := h.Cwd()
-	policy, err := commandSandbox(h, boolOr(a.Escalate, false))
+	policy, servers, err := commandSandbox(h, boolOr(a.Escalate, false))
 	if err != nil {
 		return toolError(err.Error())
 	}
@@ -142,7 +142,7 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 		if t.opts.Jobs == nil {
 			return toolError("background commands are not available in this daemon; run the command in the foreground")
 		}
-		id, err := t.opts.Jobs.StartCapped(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit, Sandbox: policy}, t.opts.MaxJobs)
+		id, err := t.opts.Jobs.StartCapped(h.SessionID(), Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, OutputLimit: t.opts.OutputLimit, Sandbox: policy, Servers: servers}, t.opts.MaxJobs)
 		if errors.Is(err, ErrTooManyJobs) {
 			return toolError(fmt.Sprintf("cannot start the command in the background: %v (settings key bash.maxBackgroundJobs). "+
 				"Read the output of the ones you started with bash_output, stop those you no longer need with bash_kill, or run this command in the foreground.", err))
@@ -159,7 +159,7 @@ func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (reg
 	if term, ok := h.Terminals(); ok {
 		return t.bashInTerminal(ctx, call, term, a, cwd, timeout, policy)
 	}
-	c := Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, Timeout: timeout, OutputLimit: t.opts.OutputLimit, Sandbox: policy}
+	c := Command{Line: a.Command, Dir: cwd, Env: t.opts.Env, Timeout: timeout, OutputLimit: t.opts.OutputLimit, Sandbox: policy, Servers: servers}
 	if p := h.Progress(call.CallID()); p != nil {
 		p.Started(cwd)
 		c.Live = p

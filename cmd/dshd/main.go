@@ -239,7 +239,10 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	})
 	d.taskTool = task.New(task.Options{Loop: d.loop, Registry: d.registry, Pipeline: d.agent.Pipeline()})
 	d.live.OnChange(d.apply)
-	d.warnSandbox(s)
+	// The probe starts the launcher once (~15 ms): off the path to the
+	// first answer. The first session/new, which shows the sandbox
+	// option, waits for it if it is still running.
+	go d.warnSandbox(s)
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
 }

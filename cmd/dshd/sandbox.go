@@ -50,10 +50,7 @@ func (d *daemon) sandboxProtected() []string {
 }
 
 // warnSandbox says once, at start-up, when commands cannot be sandboxed
-// as configured. The probe starts the launcher once; it runs before the
-// connection is served, so that no probe is in flight while the daemon
-// works (and the editor's first session/new, which shows the sandbox
-// option, does not wait for it).
+// as configured. It probes the sandbox, which starts the launcher once.
 func (d *daemon) warnSandbox(s config.Settings) {
 	if s.Sandbox.Mode == string(sandbox.ModeOff) {
 		return
