@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -39,6 +40,8 @@ type testTools struct {
 	order []string
 	// gate, when set, makes look calls wait until n of them run at once.
 	gate *gate
+	// inflight counts the look calls running; peak is its highest value.
+	inflight, peak atomic.Int32
 }
 
 type gate struct {
@@ -75,6 +78,10 @@ func (tt *testTools) defs() []*registry.Definition {
 	}
 	look := registry.MustDefine(registry.Spec[lookArgs]{Name: "look", Description: "Look at a path.\nSecond line.", Kind: presentation.KindRead},
 		func(ctx context.Context, _ registry.Call, a lookArgs) (registry.Result, error) {
+			n := tt.inflight.Add(1)
+			defer tt.inflight.Add(-1)
+			for p := tt.peak.Load(); n > p && !tt.peak.CompareAndSwap(p, n); p = tt.peak.Load() {
+			}
 			if tt.gate != nil && !tt.gate.wait(ctx) {
 				return registry.ErrorResult(registry.CodeToolError, "not concurrent"), nil
 			}

@@ -414,14 +414,24 @@ func (r *run) toolSchemas() []registry.ToolSchema {
 	return r.opts.Registry.Schemas(r.scope)
 }
 
+// MaxConcurrentCalls is how many read-only calls of one response run at
+// once. A model may ask for a thousand reads in one response: run all at
+// once, they are a thousand goroutines whose stacks, arguments and results
+// are alive together (with 50 such sessions, most of a 500 MB peak), and
+// they gain nothing on a machine with a few cores over a bounded set that
+// keeps every core busy.
+const MaxConcurrentCalls = 8
+
 // execute runs the calls of one response through the bridge and returns
 // their results in call order. Consecutive read-only calls run
-// concurrently; a call that may change the workspace (or whose kind is
-// unknown) waits for the calls before it and runs alone.
+// concurrently, at most [MaxConcurrentCalls] at a time; a call that may
+// change the workspace (or whose kind is unknown) waits for the calls
+// before it and runs alone.
 func (r *run) execute(ctx context.Context, calls []*llm.ToolCall) []llm.Part {
 	results := make([]llm.Part, len(calls))
 	r.shown = true
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, MaxConcurrentCalls)
 	runOne := func(i int) {
 		c := calls[i]
 		args := json.RawMessage(c.Arguments)
@@ -448,9 +458,13 @@ func (r *run) execute(ctx context.Context, calls []*llm.ToolCall) []llm.Part {
 	}
 	for i, c := range calls {
 		if r.readOnly(c.Name) {
+			slots <- struct{}{} // a free slot before the goroutine: at most that many exist
 			wg.Add(1)
 			go func() {
-				defer wg.Done()
+				defer func() {
+					<-slots
+					wg.Done()
+				}()
 				runOne(i)
 			}()
 			continue

@@ -144,6 +144,28 @@ func TestReadOnlyCallsRunConcurrentlyMutatingInOrder(t *testing.T) {
 	}
 }
 
+// A response of many read-only calls runs MaxConcurrentCalls of them at
+// once, not all: the gate opens only when that many run together, and no
+// more ever do.
+func TestReadOnlyCallsBounded(t *testing.T) {
+	tools := &testTools{gate: newGate(model.MaxConcurrentCalls)}
+	var calls []string
+	for i := range 8 * model.MaxConcurrentCalls {
+		calls = append(calls, fmt.Sprintf(`{"id":"r%d","name":"look","arguments":{"path":"p%d"}}`, i, i))
+	}
+	prov := script.New(mustScript(t, `{"turns":[{"responses":[{"toolCalls":[`+strings.Join(calls, ",")+`]},{"text":"ok"}]}]}`))
+	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: bridge.ModeBypassPermissions})
+	if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %v %v", stop, err)
+	}
+	if got := len(tools.ran()); got != len(calls) {
+		t.Errorf("%d calls ran, want %d", got, len(calls))
+	}
+	if p := tools.peak.Load(); p != model.MaxConcurrentCalls {
+		t.Errorf("%d calls ran at once, want %d", p, model.MaxConcurrentCalls)
+	}
+}
+
 // A tool that delegates (a subagent) is read-only by kind, yet its calls
 // are never run alongside others: its subagent's calls may change things.
 func TestDelegatingCallsRunAlone(t *testing.T) {
