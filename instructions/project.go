@@ -322,6 +322,7 @@ type project struct {
 	root    string
 
 	snap     atomic.Pointer[Snapshot]
+	loads    atomic.Int64 // readings of the files, for tests
 	watching atomic.Bool
 	reloadMu sync.Mutex // one reload at a time
 	logged   map[string]bool
@@ -387,6 +388,7 @@ func uniq(a, b string) []string {
 
 // load reads every file of the project.
 func (p *project) load() *Snapshot {
+	p.loads.Add(1)
 	s := &Snapshot{Cwd: p.cwd, Root: p.root, Budget: p.lib.budgetBytes()}
 	if p.lib.userDir != "" {
 		path := filepath.Join(p.lib.userDir, AgentsFile)
@@ -531,12 +533,9 @@ func (p *project) watch() {
 			if !ok {
 				return
 			}
-			if ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename) {
-				p.mu.Lock()
-				delete(p.watched, ev.Name)
-				p.mu.Unlock()
+			if !p.forget(ev) && !p.drain() {
+				continue
 			}
-			p.drain()
 			p.reload()
 		case err, ok := <-p.watcher.Errors:
 			if !ok {
@@ -549,19 +548,74 @@ func (p *project) watch() {
 	}
 }
 
-func (p *project) drain() {
+// drain consumes the events already queued and reports whether any of
+// them matters.
+func (p *project) drain() (relevant bool) {
 	for {
 		select {
 		case ev := <-p.watcher.Events:
-			if ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename) {
-				p.mu.Lock()
-				delete(p.watched, ev.Name)
-				p.mu.Unlock()
+			if p.forget(ev) {
+				relevant = true
 			}
 		default:
-			return
+			return relevant
 		}
 	}
+}
+
+// forget drops a removed or renamed directory from the watched set and
+// reports whether the event can change the project's files.
+func (p *project) forget(ev fsnotify.Event) (relevant bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	relevant = p.watched[ev.Name] || p.relevantLocked(ev.Name)
+	if ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename) {
+		delete(p.watched, ev.Name)
+	}
+	return relevant
+}
+
+// relevantLocked reports whether a change of the entry at name, in one of
+// the watched directories, can change the project's files. The directories
+// of the chain from the root to the cwd are the project's own: every file
+// the session's tools write there (a thousand in a turn) raises an event,
+// and each used to cost a reading of every instruction, skill and command
+// file; now only the names that are looked for do.
+func (p *project) relevantLocked(name string) bool {
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	is := func(names ...string) bool {
+		for _, n := range names {
+			// Case-insensitively: on macOS and Windows agents.md is AGENTS.md.
+			if strings.EqualFold(base, n) {
+				return true
+			}
+		}
+		return false
+	}
+	if slices.Contains(chainDirs(p.root, p.cwd), dir) {
+		return is(AgentsFile, ClaudeFile, ".agents", ".claude", ".dshd")
+	}
+	for _, b := range uniq(p.cwd, p.root) {
+		switch dir {
+		case filepath.Join(b, ".agents"), filepath.Join(b, ".claude"):
+			return is("skills")
+		case filepath.Join(b, ".dshd"):
+			return is("commands")
+		}
+	}
+	if u := p.lib.userDir; u != "" {
+		switch {
+		case dir == u:
+			return is(AgentsFile, "skills", "commands")
+		case name == u:
+			return true
+		case dir == filepath.Dir(u):
+			return false
+		}
+	}
+	// The skill and command directories and each skill's directory: all
+	// their entries matter.
+	return true
 }
 
 func (p *project) stop() {
