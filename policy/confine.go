@@ -46,14 +46,69 @@ func Resolve(base, path string) (string, error) {
 		// symlinks in front of it are followed.
 		path = base + string(filepath.Separator) + path
 	}
-	return resolveFrom("", path)
+	return resolveFrom(nil, "", path)
+}
+
+// lookups memoises the lstat and readlink calls of the resolutions of one
+// decision: a call's protected entries (the state directory, the settings
+// and grants files) share most of their directories, which would
+// otherwise be looked at once per entry (some 30 lstat calls a writing
+// call). It lives as long as one check, never across calls, so a symlink
+// made between two calls is always seen. A nil *lookups looks every time.
+type lookups struct {
+	seen map[string]lookup
+}
+
+// lookup is what one lstat (and, for a symlink, readlink) said of a path.
+type lookup struct {
+	symlink bool
+	target  string
+	err     error
+}
+
+func (m *lookups) lstat(path string) lookup {
+	if m != nil {
+		if l, ok := m.seen[path]; ok {
+			return l
+		}
+	}
+	var l lookup
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		l.err = err
+	case fi.Mode()&os.ModeSymlink != 0:
+		l.symlink = true
+		l.target, l.err = os.Readlink(path)
+	}
+	if m != nil {
+		if m.seen == nil {
+			m.seen = map[string]lookup{}
+		}
+		m.seen[path] = l
+	}
+	return l
+}
+
+// resolve is [Resolve] through m's memo.
+func (m *lookups) resolve(base, path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	if !filepath.IsAbs(path) {
+		if !filepath.IsAbs(base) {
+			return "", fmt.Errorf("resolve %q: base %q is not absolute", path, base)
+		}
+		path = base + string(filepath.Separator) + path
+	}
+	return resolveFrom(m, "", path)
 }
 
 // resolveFrom is [Resolve] of path relative to resolvedBase, an absolute
 // directory that is itself already resolved (symlink-free), so that its
 // own components are not looked at again; with an empty resolvedBase,
 // path must be absolute. An absolute path ignores resolvedBase.
-func resolveFrom(resolvedBase, path string) (string, error) {
+func resolveFrom(m *lookups, resolvedBase, path string) (string, error) {
 	if path == "" {
 		return "", errors.New("empty path")
 	}
@@ -93,24 +148,21 @@ func resolveFrom(resolvedBase, path string) (string, error) {
 			resolved = next
 			continue
 		}
-		fi, err := os.Lstat(next)
-		switch {
-		case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		l := m.lstat(next)
+		switch err := l.err; {
+		case !l.symlink && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
 			// A file used as a directory is "missing" too: the later open
 			// fails with a clear error of its own.
 			missing = true
 			resolved = next
 		case err != nil:
 			return "", fmt.Errorf("resolve %q: %w", path, err)
-		case fi.Mode()&os.ModeSymlink != 0:
+		case l.symlink:
 			hops++
 			if hops > maxSymlinkHops {
 				return "", fmt.Errorf("resolve %q: %w", path, ErrSymlinkLoop)
 			}
-			target, err := os.Readlink(next)
-			if err != nil {
-				return "", fmt.Errorf("resolve %q: %w", path, err)
-			}
+			target := l.target
 			if filepath.IsAbs(target) {
 				tv := filepath.VolumeName(target)
 				resolved = tv + string(filepath.Separator)
@@ -192,10 +244,29 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 	if base == "" {
 		base, _ = os.Getwd()
 	}
-	abs, err := Resolve(base, path)
+	var m lookups
+	abs, err := m.resolve(base, path)
 	if err != nil {
 		return true
 	}
+	return protectedLanded(&m, base, abs, stateDir, policyFiles)
+}
+
+// ProtectedLanded is [Protected] of a path already resolved: abs is where
+// it lands (a [LandedPath]'s Abs, which the caller computed for the same
+// call), so only the protected entries are resolved here.
+func ProtectedLanded(base, abs, stateDir string, policyFiles []string) bool {
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	if !filepath.IsAbs(abs) {
+		return true // not a landing: not safe to write
+	}
+	var m lookups
+	return protectedLanded(&m, base, abs, stateDir, policyFiles)
+}
+
+func protectedLanded(m *lookups, base, abs, stateDir string, policyFiles []string) bool {
 	for _, comp := range pathComponents(abs) {
 		// On Windows ".git." and ".git::$INDEX_ALLOCATION" open .git too.
 		if strings.EqualFold(comp, ".git") || pathstyle.Native == pathstyle.Windows && pathstyle.Windows.SameName(comp, ".git") {
@@ -208,7 +279,7 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 		if p == "" {
 			continue
 		}
-		rp, err := Resolve(base, p)
+		rp, err := m.resolve(base, p)
 		if err != nil {
 			continue
 		}
@@ -221,9 +292,9 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 		// abs holds the entry: protected unless it is at or above the
 		// stop (resolved only now: most paths hold no protected entry).
 		if !stopsResolved {
-			rbase, _ = Resolve(string(filepath.Separator), base)
+			rbase, _ = m.resolve(string(filepath.Separator), base)
 			if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-				rhome, _ = Resolve(string(filepath.Separator), home)
+				rhome, _ = m.resolve(string(filepath.Separator), home)
 			}
 			stopsResolved = true
 		}

@@ -146,6 +146,55 @@ func TestProtected(t *testing.T) {
 		if got := Protected(repo, tt.path, state, policyFiles); got != tt.want {
 			t.Errorf("Protected(%q) = %v, want %v", tt.path, got, tt.want)
 		}
+		// The same judgement from the landing the bridge computed once.
+		if abs, err := Resolve(repo, tt.path); err == nil {
+			if got := ProtectedLanded(repo, abs, state, policyFiles); got != tt.want {
+				t.Errorf("ProtectedLanded(%q) = %v, want %v", abs, got, tt.want)
+			}
+		}
+	}
+	if !ProtectedLanded(repo, "relative", state, policyFiles) {
+		t.Error("a relative path is no landing, and not safe to write")
+	}
+}
+
+// The lookups shared by one check are made afresh by the next: an entry
+// turned into a symlink between two checks is judged where it lands now.
+func TestProtectedSeesSymlinkMadeBetweenChecks(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	repo := filepath.Join(base, "repo")
+	evil := filepath.Join(repo, "evil")
+	must(t, os.MkdirAll(evil, 0o755))
+	grants := filepath.Join(repo, ".dshd", "settings.local.json")
+	target := filepath.Join(evil, "settings.local.json")
+	if ProtectedLanded(repo, target, "", []string{grants}) {
+		t.Fatal("evil/settings.local.json is protected before .dshd exists")
+	}
+	must(t, os.Symlink("evil", filepath.Join(repo, ".dshd")))
+	if !ProtectedLanded(repo, target, "", []string{grants}) {
+		t.Error("with .dshd -> evil, writing evil/settings.local.json writes the grants: it must be protected")
+	}
+	if !Protected(repo, "evil/settings.local.json", "", []string{grants}) {
+		t.Error("Protected: with .dshd -> evil, evil/settings.local.json must be protected")
+	}
+}
+
+// One check looks at each directory once, however many entries share it.
+func TestProtectedLooksOnce(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	repo := filepath.Join(base, "repo")
+	must(t, os.MkdirAll(filepath.Join(repo, ".dshd"), 0o755))
+	entries := []string{".dshd/settings.json", ".dshd/settings.local.json", filepath.Join(base, "home", "settings.json")}
+	var m lookups
+	if protectedLanded(&m, repo, filepath.Join(repo, "out.txt"), filepath.Join(base, "state"), entries) {
+		t.Fatal("out.txt is protected")
+	}
+	// Every directory from / to base, then repo, .dshd, its two files,
+	// state and home (missing: what lies below it is not looked at), each
+	// once.
+	want := len(splitPath(filepath.ToSlash(base))) + 6
+	if len(m.seen) != want {
+		t.Errorf("%d paths looked at, want %d: %v", len(m.seen), want, m.seen)
 	}
 }
 

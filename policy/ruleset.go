@@ -228,6 +228,7 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 	}
 	cwd := roots[0]
 	l := Landing{cwd: cwd}
+	var m lookups // the roots and the paths share directories
 	var resolvedRoots []string
 	rcwd := "" // the resolved cwd; relative paths are walked from it
 	rootsDone := false
@@ -238,7 +239,7 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		if !rootsDone {
 			resolvedRoots = make([]string, 0, len(roots))
 			for j, r := range roots {
-				if rr, err := Resolve(string(filepath.Separator), r); err == nil {
+				if rr, err := m.resolve(string(filepath.Separator), r); err == nil {
 					resolvedRoots = append(resolvedRoots, rr)
 					if j == 0 {
 						rcwd = rr
@@ -251,9 +252,9 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		var abs string
 		var err error
 		if rcwd != "" {
-			abs, err = resolveFrom(rcwd, subj.Value)
+			abs, err = resolveFrom(&m, rcwd, subj.Value)
 		} else {
-			abs, err = Resolve(cwd, subj.Value)
+			abs, err = m.resolve(cwd, subj.Value)
 		}
 		if err != nil {
 			lp.Err = err
