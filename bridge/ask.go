@@ -128,6 +128,9 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 	// said even if the settings change meanwhile.
 	scope := s.agent.rememberScope(s.cwd)
 	params := permissionRequest(s, ap.call.id, ap.view, pv, req, sug, scope)
+	if h := s.callHost(exec); h != nil {
+		h.markAsked() // whatever the answer, the landing guard lands the paths again
+	}
 	var resp acp.RequestPermissionResponse
 	err := s.conn.peer().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
 	if err != nil {

@@ -30,6 +30,23 @@ type turnHost struct {
 
 	mu      sync.Mutex
 	landing *policy.Landing
+	// asked: a permission prompt for the call was sent since the landing
+	// was judged, so the landing guard must land the paths again.
+	asked bool
+}
+
+// markAsked records that the call's permission prompt is being sent.
+func (h *turnHost) markAsked() {
+	h.mu.Lock()
+	h.asked = true
+	h.mu.Unlock()
+}
+
+// wasAsked reports whether a permission prompt was sent for the call.
+func (h *turnHost) wasAsked() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.asked
 }
 
 // judged returns the call's landing, computing it with land the first

@@ -105,24 +105,28 @@ func (a *Agent) install() {
 }
 
 // landingGuard is root confinement run again where the guards run: after
-// the waterfall and again after a permission prompt. It lands the call's
-// paths afresh and compares with the landing the listeners judged (and
-// the permission request named): a path that fails to resolve, or lands
-// elsewhere or in another root now, denies the call. The fresh landing is
-// what the tool then opens, beneath its root.
+// the waterfall and again after a permission prompt. After a prompt (the
+// human may have taken minutes) it lands the call's paths afresh and
+// compares with the landing the listeners judged and the permission
+// request named: a path that fails to resolve, or lands elsewhere or in
+// another root now, denies the call. Before any prompt the listeners'
+// landing is microseconds old and is what the guard checks: landing again
+// would cost every call its lstat chain once more and close no window,
+// since the tool opens the landing beneath its root anyway.
 func (a *Agent) landingGuard(exec *pipeline.Execution) string {
 	s := a.sessionFor(exec.Scope())
 	if s == nil {
 		return ""
 	}
 	subjects := exec.Subjects()
-	fresh := policy.LandIn(s.roots, subjects)
-	for _, lp := range fresh.Paths() {
-		if lp.Err != nil {
-			return fmt.Sprintf("cannot resolve the path %q: %v", lp.Written, lp.Err)
-		}
-	}
 	h := s.callHost(exec)
+	if h != nil && !h.wasAsked() {
+		return unresolved(s.landing(exec, subjects))
+	}
+	fresh := policy.LandIn(s.roots, subjects)
+	if reason := unresolved(fresh); reason != "" {
+		return reason
+	}
 	if h == nil {
 		return ""
 	}
@@ -138,6 +142,17 @@ func (a *Agent) landingGuard(exec *pipeline.Execution) string {
 		}
 	}
 	return "the call's paths changed while it was being decided; the call did not run"
+}
+
+// unresolved is the denial of a landing with a path that does not
+// resolve ("" when every path does).
+func unresolved(l policy.Landing) string {
+	for _, lp := range l.Paths() {
+		if lp.Err != nil {
+			return fmt.Sprintf("cannot resolve the path %q: %v", lp.Written, lp.Err)
+		}
+	}
+	return ""
 }
 
 func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
@@ -259,9 +274,22 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 		// tool's: a tool that could write them could grant itself.
 		protected = append(slices.Clip(protected), a.opts.Grants.Files(cwd)...)
 	}
-	for _, subj := range exec.Subjects() {
+	subjects := exec.Subjects()
+	// The landing guard ran first: the call's landing is where its paths
+	// land now, resolved once for the call.
+	var landing policy.Landing
+	if s := a.sessionFor(exec.Scope()); s != nil && cwd != "" && s.callHost(exec) != nil {
+		landing = s.landing(exec, subjects)
+	}
+	for _, subj := range subjects {
 		switch {
 		case subj.Kind == registry.SubjectPath && subj.Writes:
+			if lp, ok := landing.Lookup(subj.Value); ok && lp.Err == nil {
+				if policy.ProtectedLanded(cwd, lp.Abs, a.opts.StateDir, protected) {
+					return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
+				}
+				continue
+			}
 			if policy.Protected(cwd, subj.Value, a.opts.StateDir, protected) {
 				return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
 			}
