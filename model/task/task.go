@@ -101,10 +101,16 @@ const description = `Start a subagent: another agent that works on a self-contai
 
 // tool is one task tool.
 type tool struct {
-	opts     Options
-	validate *registry.Validator
-	seq      atomic.Uint64
+	opts Options
+	seq  atomic.Uint64
 }
+
+// validator is the task tool's compiled parameter schema, compiled on the
+// first call rather than at start-up, where it cost 1 % of the daemon's
+// start (the schema is a constant; a test compiles it).
+var validator = sync.OnceValues(func() (*registry.Validator, error) {
+	return registry.CompileSchema(json.RawMessage(parameters))
+})
 
 // New returns the task tool. It panics without Loop or Registry: that is a
 // wiring bug.
@@ -115,11 +121,7 @@ func New(opts Options) *registry.Definition {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	v, err := registry.CompileSchema(json.RawMessage(parameters))
-	if err != nil {
-		panic(err)
-	}
-	t := &tool{opts: opts, validate: v}
+	t := &tool{opts: opts}
 	return &registry.Definition{
 		Name:        Name,
 		Title:       "task",
@@ -138,7 +140,11 @@ func New(opts Options) *registry.Definition {
 // decode validates and decodes raw arguments.
 func (t *tool) decode(raw json.RawMessage) (Args, error) {
 	var a Args
-	if err := t.validate.Validate(raw); err != nil {
+	v, err := validator()
+	if err != nil {
+		return a, err
+	}
+	if err := v.Validate(raw); err != nil {
 		var ae *registry.ToolArgsError
 		if errors.As(err, &ae) {
 			ae.Tool = Name

@@ -533,3 +533,4 @@ func TestSubagentStepCap(t *testing.T) {
 	}
 	h.validate()
 }
+
