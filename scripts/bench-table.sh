@@ -26,6 +26,7 @@ out=bench/results.md
 # BenchmarkXBaseline, BenchmarkXReference or BenchmarkXFlat of the same
 # package.
 REFERENCES='
+e2e BenchmarkStartup/dshd e2e BenchmarkStartup/echo-jsonschema p50-ns
 model/openai BenchmarkHandleChunk model/openai BenchmarkUnmarshalChunkBaseline
 model/internal/sse BenchmarkReader model/internal/sse BenchmarkScannerBaseline
 model BenchmarkRebuild model BenchmarkRebuildJSONReference
@@ -54,6 +55,9 @@ $GO test -run '^$' -bench . -benchmem -count 1 -benchtime "$BENCHTIME" $PKGS 2>&
 status=${PIPESTATUS[0]}
 
 module=$($GO list -m)
+# The sections written by hand below the table (each a "## " heading: runs
+# on their own, before/after comparisons) are kept as they are.
+kept=$(awk 'f || /^## /{f=1; print}' "$out" 2>/dev/null)
 {
 	echo "# Benchmark results"
 	echo
@@ -137,6 +141,10 @@ END {
 }
 AWK
 ) "$raw"
+	if [ -n "$kept" ]; then
+		echo
+		printf '%s\n' "$kept"
+	fi
 } >"$out"
 echo "wrote $out" >&2
 exit "$status"
