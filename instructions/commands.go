@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -101,45 +99,18 @@ func SplitArguments(s string) []string {
 	return words
 }
 
-// commandDir is one directory of command files.
-type commandDir struct {
-	dir  string
-	user bool
-	base string // confines reads; "" for the user's
-}
-
 // loadCommands reads the *.md files of dirs; earlier directories win over
 // later ones for the same name.
-func loadCommands(dirs []commandDir) (cmds []Command, problems []Problem) {
-	byName := map[string]int{}
-	for _, cd := range dirs {
-		entries, err := os.ReadDir(cd.dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				problems = append(problems, Problem{Path: cd.dir, Message: err.Error()})
-			}
-			continue
-		}
-		for _, e := range entries {
+func loadCommands(dirs []sourceDir) ([]Command, []Problem) {
+	return loadEach(dirs, "command", func(n string) string { return "command /" + n }, func(c Command) string { return c.Name },
+		func(d sourceDir, e fs.DirEntry) (string, Command, error) {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-				continue
+				return "", Command{}, nil
 			}
-			path := filepath.Join(cd.dir, e.Name())
-			c, err := parseCommand(cd.base, path, cd.user)
-			if err != nil {
-				problems = append(problems, Problem{Path: path, Message: "command skipped: " + err.Error()})
-				continue
-			}
-			if i, dup := byName[c.Name]; dup {
-				problems = append(problems, Problem{Path: path, Message: fmt.Sprintf("command /%s skipped: %s defines it too and wins", c.Name, cmds[i].Path)})
-				continue
-			}
-			byName[c.Name] = len(cmds)
-			cmds = append(cmds, c)
-		}
-	}
-	slices.SortFunc(cmds, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
-	return cmds, problems
+			path := filepath.Join(d.dir, e.Name())
+			c, err := parseCommand(d.base, path, d.user)
+			return path, c, err
+		})
 }
 
 func parseCommand(base, path string, user bool) (Command, error) {

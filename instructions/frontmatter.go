@@ -185,20 +185,12 @@ func parseValue(raw string, cont []string, n int) (field, error) {
 			return field{}, &FrontMatterError{Line: n + 1, Err: errors.New("a flow collection must fit on one line here")}
 		}
 		return field{scalar: false, line: n}, nil
-	case raw[0] == '"':
-		v, rest, err := doubleQuoted(raw)
-		if err == nil && len(cont) > 0 {
-			err = errors.New("a quoted value must fit on one line here")
+	case raw[0] == '"' || raw[0] == '\'':
+		unquote := doubleQuoted
+		if raw[0] == '\'' {
+			unquote = singleQuoted
 		}
-		if err == nil {
-			err = trailing(rest)
-		}
-		if err != nil {
-			return field{}, &FrontMatterError{Line: n, Err: err}
-		}
-		return field{value: v, scalar: true, line: n}, nil
-	case raw[0] == '\'':
-		v, rest, err := singleQuoted(raw)
+		v, rest, err := unquote(raw)
 		if err == nil && len(cont) > 0 {
 			err = errors.New("a quoted value must fit on one line here")
 		}

@@ -357,24 +357,24 @@ func newProject(l *Library, cwd string) *project {
 }
 
 // dirs where the project's files are looked for.
-func (p *project) skillDirs() []skillDir {
-	var ds []skillDir
+func (p *project) skillDirs() []sourceDir {
+	var ds []sourceDir
 	for _, base := range uniq(p.cwd, p.root) {
-		ds = append(ds, skillDir{dir: filepath.Join(base, ".agents", "skills"), base: p.root}, skillDir{dir: filepath.Join(base, ".claude", "skills"), base: p.root})
+		ds = append(ds, sourceDir{dir: filepath.Join(base, ".agents", "skills"), base: p.root}, sourceDir{dir: filepath.Join(base, ".claude", "skills"), base: p.root})
 	}
 	if p.lib.userDir != "" {
-		ds = append(ds, skillDir{dir: filepath.Join(p.lib.userDir, "skills"), user: true})
+		ds = append(ds, sourceDir{dir: filepath.Join(p.lib.userDir, "skills"), user: true})
 	}
 	return ds
 }
 
-func (p *project) commandDirs() []commandDir {
-	var ds []commandDir
+func (p *project) commandDirs() []sourceDir {
+	var ds []sourceDir
 	for _, base := range uniq(p.cwd, p.root) {
-		ds = append(ds, commandDir{dir: filepath.Join(base, ".dshd", "commands"), base: p.root})
+		ds = append(ds, sourceDir{dir: filepath.Join(base, ".dshd", "commands"), base: p.root})
 	}
 	if p.lib.userDir != "" {
-		ds = append(ds, commandDir{dir: filepath.Join(p.lib.userDir, "commands"), user: true})
+		ds = append(ds, sourceDir{dir: filepath.Join(p.lib.userDir, "commands"), user: true})
 	}
 	return ds
 }

@@ -100,49 +100,22 @@ func (p Problem) String() string {
 	return p.Path + ": " + p.Message
 }
 
-// skillDir is one directory of skill directories.
-type skillDir struct {
-	dir  string
-	user bool
-	base string // confines reads; "" for the user's
-}
-
-// loadSkills reads the skills of dirs, earlier directories winning over
-// later ones for the same name.
-func loadSkills(dirs []skillDir) (skills []Skill, problems []Problem) {
-	byName := map[string]int{}
-	for _, sd := range dirs {
-		entries, err := os.ReadDir(sd.dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				problems = append(problems, Problem{Path: sd.dir, Message: err.Error()})
-			}
-			continue
-		}
-		for _, e := range entries {
-			dir := filepath.Join(sd.dir, e.Name())
+// loadSkills reads the skills (directories with a SKILL.md) of dirs,
+// earlier directories winning over later ones for the same name.
+func loadSkills(dirs []sourceDir) ([]Skill, []Problem) {
+	return loadEach(dirs, "skill", func(n string) string { return fmt.Sprintf("skill %q", n) }, func(s Skill) string { return s.Name },
+		func(d sourceDir, e fs.DirEntry) (string, Skill, error) {
+			dir := filepath.Join(d.dir, e.Name())
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
+				return "", Skill{}, nil
 			}
 			path := filepath.Join(dir, SkillFile)
 			if _, err := os.Stat(path); err != nil {
-				continue
+				return "", Skill{}, nil
 			}
-			sk, err := parseSkill(sd.base, dir, path, sd.user)
-			if err != nil {
-				problems = append(problems, Problem{Path: path, Message: "skill skipped: " + err.Error()})
-				continue
-			}
-			if i, dup := byName[sk.Name]; dup {
-				problems = append(problems, Problem{Path: path, Message: fmt.Sprintf("skill %q skipped: %s defines it too and wins", sk.Name, skills[i].Path)})
-				continue
-			}
-			byName[sk.Name] = len(skills)
-			skills = append(skills, sk)
-		}
-	}
-	slices.SortFunc(skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
-	return skills, problems
+			sk, err := parseSkill(d.base, dir, path, d.user)
+			return path, sk, err
+		})
 }
 
 // parseSkill reads and checks a SKILL.md.
