@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,27 +100,11 @@ func newProjectHarness(t *testing.T, po projectOptions) *projectHarness {
 		Instructions: h.lib, Rules: po.rules,
 	})
 	h.client = &acptest.Client{FS: po.fs}
-	agentEnd, clientEnd := net.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Serve(ctx, agentEnd)
-	}()
-	h.conn = h.client.Serve(ctx, clientEnd)
-	t.Cleanup(func() {
-		cancel()
-		_ = h.conn.Close()
-		<-served
-		<-h.conn.Done()
-	})
 	caps := acp.ClientCapabilities{}
 	if po.fs != nil {
 		caps.FS = &acp.FileSystemCapabilities{ReadTextFile: true}
 	}
-	if _, err := h.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
-		t.Fatal(err)
-	}
+	h.conn, _ = looptest.ConnectWith(t, agent, h.client, caps)
 	return h
 }
 
