@@ -259,11 +259,36 @@ func open(t testing.TB, conn *acp.AgentConn, cwd string, caps acp.ClientCapabili
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	return newSession(t, conn, cwd)
+}
+
+// newSession creates a session in cwd with no MCP servers.
+func newSession(t testing.TB, conn *acp.AgentConn, cwd string) string {
+	t.Helper()
+	s, err := conn.NewSession(callCtx(t, 30*time.Second), &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
 	return s.SessionID
+}
+
+// initBaseline initializes the connection and takes the daemon's stats
+// baseline over it (see statsBaseline).
+func initBaseline(t testing.TB, conn *acp.AgentConn) (statsReader, daemonStats) {
+	t.Helper()
+	initialize(t, conn)
+	stats := connStats(conn)
+	return stats, statsBaseline(t, stats)
+}
+
+// writeCall and bashCall are the scripted write and bash calls the attack
+// turns are made of.
+func writeCall(id, path string) toolCall {
+	return toolCall{ID: id, Name: "write", Arguments: map[string]any{"path": path, "content": forged}}
+}
+
+func bashCall(id, command string) toolCall {
+	return toolCall{ID: id, Name: "bash", Arguments: map[string]any{"command": command}}
 }
 
 func prompt(ctx context.Context, conn *acp.AgentConn, sid, text string) (*acp.PromptResponse, error) {

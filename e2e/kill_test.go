@@ -142,11 +142,7 @@ func TestFaultKill9(t *testing.T) {
 		ctx := callCtx(t, 30*time.Second)
 		initialize(t, conn)
 		if sid == "" {
-			s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sid = s.SessionID
+			sid = newSession(t, conn, f.ws)
 		} else {
 			if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, McpServers: []acp.McpServer{}}); err != nil {
 				t.Fatalf("round %d: session/load after kill -9: %v\nstderr: %s", round, err, p.stderr.String())
@@ -194,9 +190,7 @@ func TestFaultKill9(t *testing.T) {
 	p := f.start(t)
 	c := &acptest.Client{}
 	conn := p.client(t, c)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
+	stats, base := initBaseline(t, conn)
 	ctx := callCtx(t, 30*time.Second)
 	if _, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: f.ws}); err != nil {
 		t.Fatalf("session/resume: %v", err)

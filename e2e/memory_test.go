@@ -20,9 +20,7 @@ func TestMemoryTenTurns(t *testing.T) {
 	f := readFixture(t, 1000)
 	p := f.start(t)
 	_, conn := p.leanClient(t)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
+	stats, base := initBaseline(t, conn)
 	var rss []int64
 	for turn := range 10 {
 		sid := runTurn(t, conn, f.ws)

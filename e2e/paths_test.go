@@ -70,48 +70,42 @@ func pathsFixture(t *testing.T) (*fixture, string) {
 // succeed only where it really lands (inside the workspace, nothing
 // protected), in every mode. The fixture's trees prove which.
 func pathAttacks() []toolCall {
-	w := func(id, path string) toolCall {
-		return toolCall{ID: id, Name: "write", Arguments: map[string]any{"path": path, "content": forged}}
-	}
-	sh := func(id, command string) toolCall {
-		return toolCall{ID: id, Name: "bash", Arguments: map[string]any{"command": command}}
-	}
 	return []toolCall{
 		// Finding 1: symlink then "..".
-		w("link-settings", "a/../.dshd/settings.json"),
-		w("link-outside", "a/../../outside/pwned.txt"),
+		writeCall("link-settings", "a/../.dshd/settings.json"),
+		writeCall("link-outside", "a/../../outside/pwned.txt"),
 		{ID: "link-read", Name: "read", Arguments: map[string]any{"path": "a/../../outside/secret.txt"}},
 		{ID: "link-grep", Name: "grep", Arguments: map[string]any{"pattern": "TOPSECRET", "path": "a/../../outside"}},
 		{ID: "link-glob", Name: "glob", Arguments: map[string]any{"pattern": "*.txt", "path": "a/../../outside"}},
 		{ID: "link-edit", Name: "edit", Arguments: map[string]any{"path": "a/../.dshd/settings.json", "old": "bash(rm *)", "new": "bash(nothing)"}},
 		// Finding 3: the settings directories, not only the files.
-		sh("cp-into-dshd", "cp evil/settings.json .dshd/"),
-		sh("mv-dshd-away", "mv .dshd old-dshd"),
-		sh("mv-evil-in", "mv evil .dshd"),
-		sh("rm-dshd", "rm -rf ./.dshd/"),
-		sh("cp-user", `cp evil-user/dshd/settings.json "$XDG_CONFIG_HOME/dshd/"`),
-		sh("mv-user", `mv "$XDG_CONFIG_HOME/dshd" "$XDG_CONFIG_HOME/old"`),
-		sh("mv-user-in", `mv evil-user/dshd "$XDG_CONFIG_HOME"/`),
-		sh("ln-dshd", "ln -sfn evil .dshd"),
-		w("write-dir", ".dshd"),
-		w("write-upper", ".DSHD/settings.json"),
-		w("hardlink", "hardlink.json"),
+		bashCall("cp-into-dshd", "cp evil/settings.json .dshd/"),
+		bashCall("mv-dshd-away", "mv .dshd old-dshd"),
+		bashCall("mv-evil-in", "mv evil .dshd"),
+		bashCall("rm-dshd", "rm -rf ./.dshd/"),
+		bashCall("cp-user", `cp evil-user/dshd/settings.json "$XDG_CONFIG_HOME/dshd/"`),
+		bashCall("mv-user", `mv "$XDG_CONFIG_HOME/dshd" "$XDG_CONFIG_HOME/old"`),
+		bashCall("mv-user-in", `mv evil-user/dshd "$XDG_CONFIG_HOME"/`),
+		bashCall("ln-dshd", "ln -sfn evil .dshd"),
+		writeCall("write-dir", ".dshd"),
+		writeCall("write-upper", ".DSHD/settings.json"),
+		writeCall("hardlink", "hardlink.json"),
 		// Finding 6: a deny rule (bash(rm *), from the project settings)
 		// by any spelling.
-		sh("rm-abs", "/bin/rm -f victim.txt"),
-		sh("rm-backslash", `\rm -f victim.txt`),
-		sh("rm-quoted", `'rm' -f victim.txt`),
-		sh("rm-command", "command rm -f victim.txt"),
-		sh("rm-env", "env rm -f victim.txt"),
-		sh("rm-nice", "nice -n 5 rm -f victim.txt"),
-		sh("rm-timeout", "timeout 5 rm -f victim.txt"),
-		sh("rm-sh", "sh -c 'rm -f victim.txt'"),
-		sh("rm-find", "find . -name victim.txt -exec rm {} +"),
+		bashCall("rm-abs", "/bin/rm -f victim.txt"),
+		bashCall("rm-backslash", `\rm -f victim.txt`),
+		bashCall("rm-quoted", `'rm' -f victim.txt`),
+		bashCall("rm-command", "command rm -f victim.txt"),
+		bashCall("rm-env", "env rm -f victim.txt"),
+		bashCall("rm-nice", "nice -n 5 rm -f victim.txt"),
+		bashCall("rm-timeout", "timeout 5 rm -f victim.txt"),
+		bashCall("rm-sh", "sh -c 'rm -f victim.txt'"),
+		bashCall("rm-find", "find . -name victim.txt -exec rm {} +"),
 		// Variants.
-		w("loop", "loop/pwned.txt"),
-		w("nul", "a/..\x00/../../outside/pwned-nul.txt"),
-		w("long", strings.Repeat("d/", 2100)+"pwned.txt"),
-		w("trailing-slash", ".dshd/settings.json/"),
+		writeCall("loop", "loop/pwned.txt"),
+		writeCall("nul", "a/..\x00/../../outside/pwned-nul.txt"),
+		writeCall("long", strings.Repeat("d/", 2100)+"pwned.txt"),
+		writeCall("trailing-slash", ".dshd/settings.json/"),
 	}
 }
 
@@ -171,16 +165,10 @@ func TestFaultPaths(t *testing.T) {
 	}}
 	conn := p.client(t, c)
 	ctx := callCtx(t, 3*time.Minute)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
+	stats, base := initBaseline(t, conn)
 	for _, mode := range []string{"default", "acceptEdits", "bypassPermissions"} {
 		t.Run(mode, func(t *testing.T) {
-			s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sid := s.SessionID
+			sid := newSession(t, conn, f.ws)
 			setMode(t, conn, sid, mode)
 			turn, attacks := "paths", append(pathAttacks(), procCwd)
 			if mode == "bypassPermissions" {

@@ -72,30 +72,24 @@ func policyFixture(t *testing.T) (*fixture, string) {
 // attacks are the calls of the "files" turn; every one of them must fail
 // (a denial, a rejected ask or invalid arguments) in every mode.
 func fileAttacks(state string) []toolCall {
-	w := func(id, path string) toolCall {
-		return toolCall{ID: id, Name: "write", Arguments: map[string]any{"path": path, "content": forged}}
-	}
-	sh := func(id, command string) toolCall {
-		return toolCall{ID: id, Name: "bash", Arguments: map[string]any{"command": command}}
-	}
 	return []toolCall{
-		w("dotdot", "../outside/pwned.txt"),
-		w("dotdot-deep", "sub/../../../outside/pwned.txt"),
-		w("absolute", filepath.Join(filepath.Dir(state), "..", "outside", "pwned-abs.txt")),
-		w("symlink-dir", "link-out/pwned.txt"),
-		w("symlink-file", "link-secret"),
+		writeCall("dotdot", "../outside/pwned.txt"),
+		writeCall("dotdot-deep", "sub/../../../outside/pwned.txt"),
+		writeCall("absolute", filepath.Join(filepath.Dir(state), "..", "outside", "pwned-abs.txt")),
+		writeCall("symlink-dir", "link-out/pwned.txt"),
+		writeCall("symlink-file", "link-secret"),
 		{ID: "edit-symlink", Name: "edit", Arguments: map[string]any{"path": "link-secret", "old": "SECRET-7d1f", "new": forged}},
-		w("git-config", ".git/config"),
-		w("git-hook", ".git/hooks/pre-commit"),
-		w("git-upper", ".GIT/hooks/post-checkout"),
-		w("git-symlink", "link-git/config"),
-		w("settings-config", "cfg/settings.json"),
+		writeCall("git-config", ".git/config"),
+		writeCall("git-hook", ".git/hooks/pre-commit"),
+		writeCall("git-upper", ".GIT/hooks/post-checkout"),
+		writeCall("git-symlink", "link-git/config"),
+		writeCall("settings-config", "cfg/settings.json"),
 		{ID: "settings-edit", Name: "edit", Arguments: map[string]any{"path": "cfg/settings.json", "old": "bash(rm *)", "new": "bash(nothing)"}},
-		w("settings-project", ".dshd/settings.json"),
-		w("grants-project", ".dshd/settings.local.json"),
-		w("state-forge", "state/forged.jsonl"),
-		w("state-abs", filepath.Join(state, "forged2.jsonl")),
-		w("nul-byte", "small.txt\x00/../../outside/pwned-nul.txt"),
+		writeCall("settings-project", ".dshd/settings.json"),
+		writeCall("grants-project", ".dshd/settings.local.json"),
+		writeCall("state-forge", "state/forged.jsonl"),
+		writeCall("state-abs", filepath.Join(state, "forged2.jsonl")),
+		writeCall("nul-byte", "small.txt\x00/../../outside/pwned-nul.txt"),
 		{ID: "dup-keys", Name: "write", RawArguments: `{"path":"inside-dup.txt","path":"../outside/pwned-dup.txt","content":"` + forged + `"}`},
 		{ID: "dup-keys-rev", Name: "write", RawArguments: `{"path":"../outside/pwned-dup2.txt","path":"inside-dup2.txt","content":"` + forged + `"}`},
 		{ID: "case-keys", Name: "write", RawArguments: `{"Path":"../outside/pwned-case.txt","path":"inside-case.txt","content":"` + forged + `"}`},
@@ -108,16 +102,16 @@ func fileAttacks(state string) []toolCall {
 		{ID: "victim-rm-chain", Name: "bash", Arguments: map[string]any{"command": "true && rm -f victim.txt"}},
 		// Commands are opaque, but the protected guard refuses any that
 		// names a protected path, in every mode.
-		sh("sh-settings", `echo '{}' > cfg/settings.json`),
-		sh("sh-settings-cd", `cd cfg && echo '{}' >settings.json`),
-		sh("sh-settings-glob", `cp small.txt cfg/*.json`),
-		sh("sh-user-settings", `mkdir -p "$XDG_CONFIG_HOME/dshd" && echo '{}' > "$XDG_CONFIG_HOME/dshd/settings.json"`),
-		sh("sh-user-settings-tilde", `echo '{}' > ~/.config/dshd/settings.json`),
-		sh("sh-project-settings", `tee .dshd/settings.json < small.txt`),
-		sh("sh-project-grants", `echo '{"permissions":{"allow":["bash"]}}' > .dshd/settings.local.json`),
-		sh("sh-git", `echo '[core]' >> .git/config`),
-		sh("sh-git-hook", `printf '#!/bin/sh\n' > .git/hooks/pre-commit`),
-		sh("sh-state", `cp small.txt `+filepath.Join(state, "forged3.jsonl")),
+		bashCall("sh-settings", `echo '{}' > cfg/settings.json`),
+		bashCall("sh-settings-cd", `cd cfg && echo '{}' >settings.json`),
+		bashCall("sh-settings-glob", `cp small.txt cfg/*.json`),
+		bashCall("sh-user-settings", `mkdir -p "$XDG_CONFIG_HOME/dshd" && echo '{}' > "$XDG_CONFIG_HOME/dshd/settings.json"`),
+		bashCall("sh-user-settings-tilde", `echo '{}' > ~/.config/dshd/settings.json`),
+		bashCall("sh-project-settings", `tee .dshd/settings.json < small.txt`),
+		bashCall("sh-project-grants", `echo '{"permissions":{"allow":["bash"]}}' > .dshd/settings.local.json`),
+		bashCall("sh-git", `echo '[core]' >> .git/config`),
+		bashCall("sh-git-hook", `printf '#!/bin/sh\n' > .git/hooks/pre-commit`),
+		bashCall("sh-state", `cp small.txt `+filepath.Join(state, "forged3.jsonl")),
 	}
 }
 
@@ -256,16 +250,11 @@ func TestFaultPolicy(t *testing.T) {
 	c := &acptest.Client{Permission: asks.policy}
 	conn := p.client(t, c)
 	ctx := callCtx(t, 2*time.Minute)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
+	stats, base := initBaseline(t, conn)
 	newSession := func(mode string) string {
-		s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		setMode(t, conn, s.SessionID, mode)
-		return s.SessionID
+		sid := newSession(t, conn, f.ws)
+		setMode(t, conn, sid, mode)
+		return sid
 	}
 	run := func(sid, text string) {
 		t.Helper()
@@ -419,14 +408,8 @@ func TestFaultPolicyBypassRoots(t *testing.T) {
 	asks := &asksRecorder{asked: map[string]int{}}
 	c := &acptest.Client{Permission: asks.policy}
 	conn := p.client(t, c)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
-	s, err := conn.NewSession(callCtx(t, 20*time.Second), &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v", err)
-	}
-	sid := s.SessionID
+	stats, base := initBaseline(t, conn)
+	sid := newSession(t, conn, f.ws)
 	setMode(t, conn, sid, "bypassPermissions")
 	resp, err := prompt(callCtx(t, time.Minute), conn, sid, "escapes")
 	if err != nil {

@@ -46,14 +46,8 @@ func TestFaultReinitializeRace(t *testing.T) {
 	p := startProc(t, bin, f.ws, env, "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
 	c := &acptest.Client{Permission: acptest.AllowOnce}
 	conn := p.client(t, c)
-	initialize(t, conn)
-	stats := connStats(conn)
-	base := statsBaseline(t, stats)
-	s, err := conn.NewSession(callCtx(t, 20*time.Second), &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v", err)
-	}
-	sid := s.SessionID
+	stats, base := initBaseline(t, conn)
+	sid := newSession(t, conn, f.ws)
 	done := make(chan error, 1)
 	go func() {
 		_, err := prompt(context.Background(), conn, sid, "go")
