@@ -4,15 +4,44 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"net"
 	"os"
+	"path/filepath"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/tools"
 )
+
+// A program embedding the bridge with its own loop, serving an editor on
+// stdio with the first-party tools. The README shows this body (a test
+// keeps the two the same); Example runs the same over an in-memory pipe.
+func Example_stdio() {
+	ctx := context.Background()
+	stateDir := filepath.Join(os.TempDir(), "my-agent") // the durable session logs
+	reg := registry.New()
+	if err := reg.SetGlobal(tools.Builtin(tools.Options{})...); err != nil {
+		log.Fatal(err)
+	}
+	loop := bridge.LoopFunc(func(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
+		// A real loop sends t.Prompt(), t.History() and t.Tools() to a model …
+		t.Text("Reading go.mod.")
+		res := t.Execute(ctx, bridge.ToolCall{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"go.mod"}`)})
+		// … and gives it res.Content. Execute showed the call, asked for
+		// permission when the policy said so, and mapped the result card.
+		t.Text(fmt.Sprintf("go.mod: %d content block(s).", len(res.Content)))
+		_ = t.Remember(json.RawMessage(`{"note":"what the loop needs next turn"}`))
+		return acp.StopEndTurn, nil
+	})
+	agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, StateDir: stateDir})
+	if err := agent.Serve(ctx, acp.Stdio(os.Stdin, os.Stdout)); err != nil { // any io.ReadWriteCloser
+		log.Fatal(err)
+	}
+}
 
 // A loop embedding the bridge: it greets, calls one tool through the
 // pipeline (the editor sees the tool call and its card) and reports the

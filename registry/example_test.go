@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
+	"strings"
 
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
@@ -26,6 +28,38 @@ var Read = registry.MustDefine(registry.Spec[ReadArgs]{
 	}
 	return registry.TextResult(fmt.Sprintf("reading %s from line %d", a.Path, offset)), nil
 })
+
+// Defining a tool: its arguments are a Go struct, from which the JSON
+// Schema the model sees is derived and against which every call is checked
+// before the body runs. The README shows this body (a test keeps the two
+// the same).
+func Example_tool() {
+	type greetArgs struct {
+		Name  string `json:"name" desc:"Who to greet"`
+		Times *int   `json:"times,omitempty" desc:"How often" min:"1" max:"3"`
+	}
+	greet := registry.MustDefine(registry.Spec[greetArgs]{
+		Name:        "greet",
+		Description: "Greet someone.",
+		Kind:        presentation.KindRead, // how the editor shows the call
+	}, func(ctx context.Context, call registry.Call, a greetArgs) (registry.Result, error) {
+		n := 1
+		if a.Times != nil {
+			n = *a.Times
+		}
+		return registry.TextResult(strings.TrimSpace(strings.Repeat("Hello, "+a.Name+"! ", n))), nil
+	})
+	reg := registry.New()
+	if err := reg.SetGlobal(greet); err != nil { // every session sees it
+		log.Fatal(err)
+	}
+	fmt.Println(string(greet.Parameters))
+	res, err := greet.Execute(context.Background(), nil, json.RawMessage(`{"name":"Ada","times":2}`))
+	fmt.Println(res.Content[0].Text, err)
+	// Output:
+	// {"type":"object","properties":{"name":{"type":"string","description":"Who to greet"},"times":{"type":"integer","description":"How often","minimum":1,"maximum":3}},"required":["name"],"additionalProperties":false}
+	// Hello, Ada! Hello, Ada! <nil>
+}
 
 func ExampleDefine() {
 	fmt.Println(string(Read.Parameters))
