@@ -2,6 +2,8 @@
 
 package sandbox
 
+import "os"
+
 // ServerPIDs are the pids of the running servers of [Start].
 func ServerPIDs() []int {
 	defaultServers.mu.Lock()
@@ -23,4 +25,20 @@ func (ss *Servers) Exited() []<-chan struct{} {
 		chans = append(chans, s.exited)
 	}
 	return chans
+}
+
+// ServerWithoutNamespaces starts a server for p as on a machine without
+// user namespaces (Landlock alone) and returns a function that starts a
+// command through it, and one that ends it.
+func ServerWithoutNamespaces(p Policy) (start func(Spec) (*Process, error), end func(), err error) {
+	a := Probe()
+	a.Namespaces = false
+	srv, err := newServer(p, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	start = func(s Spec) (*Process, error) {
+		return srv.start(request{Op: opStart, Path: s.Argv[0], Argv: s.Argv, Dir: s.Dir, Env: s.Env}, [3]*os.File{s.Stdin, s.Stdout, s.Stderr})
+	}
+	return start, srv.retire, nil
 }
