@@ -1,26 +1,56 @@
-// Package bridge is the agent side of the Agent Client Protocol: it turns
-// the tool pipeline and an agent loop into a complete ACP agent, and Go
-// programs embed it with their own loop.
+// Package bridge turns an agent loop into a complete Agent Client Protocol
+// agent. A Go program supplies the [Loop] (what to do with one prompt turn:
+// ask a model, run the tools it calls); the bridge speaks ACP to the editor
+// and does everything else: sessions, permission prompts, tool-call cards,
+// cancellation and a durable log that survives a crash.
 //
-// It owns the sessions of each editor connection (new, load, resume, list,
-// close, delete, modes and the mode config option), prompt turns and their
-// cancellation, the mapping of tool calls and their presentation cards to
-// tool_call/tool_call_update (diff per hunk, the three terminal tiers,
-// generic text), the ask channel (session/request_permission showing the
-// tool's preview of the call, such as an edit's diff, with remembered
-// allow_always/reject_always rules), the session modes and permission rules
-// as pre-execute listeners, root confinement and protected paths (a
-// listener and guards over policy.LandIn and policy.Protected; each call's
-// paths are landed once, landed again after a permission prompt, and the
-// tool opens that landing through [host.Host.Land]), the client's file
-// system and terminals offered to tools through [host.Host], the durable session log (bridge/sessionlog), and the [Loop]
-// interface that embedders implement. With [Options.Instructions] it also
-// serves the repository's instructions (package instructions): custom
-// commands and skills as slash commands, the skill tool, nested AGENTS.md
-// attached to tool results, and [Turn.Project] for the system prompt.
+// To embed it, build an [Agent] with [New] over a [registry.Registry] of
+// tools and serve an editor's connection with [Agent.Serve]:
 //
-// Build an [Agent] with [New] and serve a connection with [Agent.Serve]:
+//	reg := registry.New()
+//	_ = reg.SetGlobal(tools.Builtin(tools.Options{})...)
+//	loop := bridge.LoopFunc(func(ctx context.Context, t *bridge.Turn) (acp.StopReason, error) {
+//		t.Text("Reading go.mod.")
+//		res := t.Execute(ctx, bridge.ToolCall{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"go.mod"}`)})
+//		_ = res.Content // what the model reads back
+//		return acp.StopEndTurn, nil
+//	})
+//	agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, StateDir: dir})
+//	err := agent.Serve(ctx, acp.Stdio(os.Stdin, os.Stdout))
 //
-//	agent := bridge.New(bridge.Options{Loop: myLoop, Registry: reg, StateDir: dir})
-//	err := agent.Serve(ctx, stdio)
+// (Example_stdio is the compiled version; Example runs one over a pipe.)
+// The built-in loop that drives a language model is model.Loop.
+//
+// # Turns
+//
+// Each session/prompt runs the loop once with a [Turn]. The loop reads the
+// prompt, the history it remembered ([Turn.Remember]) and the tools the
+// session may use, streams text, thoughts, plans and usage to the editor,
+// and runs tool calls with [Turn.Execute]. Execute is the only way a call
+// runs: it announces the call (tool_call), runs it through the [pipeline]
+// (modes and rules from package policy, root confinement and protected
+// paths, the permission prompt), and maps the result's presentation card to
+// tool_call_update (a diff per hunk, an editor terminal, or text).
+// session/cancel cancels the turn's context; nothing is sent after the
+// turn's response.
+//
+// # Sessions
+//
+// An [Agent] serves many connections, each with many sessions: new, load
+// (replaying the log), resume, fork, list, close and delete. Each session
+// has a mode (the mode config option; policy owns the table), remembered
+// permission answers (bridge/grants for the ones that outlive the
+// session), its MCP servers' tools ([Options.MCP]) and, with
+// [Options.Instructions], the repository's instructions: custom commands
+// and skills as slash commands, the skill tool, nested AGENTS.md attached
+// to tool results and [Turn.Project] for the system prompt. Everything a
+// session did is appended to its log (bridge/sessionlog) as it happens.
+//
+// # Hosts
+//
+// Tools reach the editor only through [host.Host], which the bridge
+// implements per call: where a path argument lands (checked once, and again
+// after a permission prompt), the editor's buffers (fs/read_text_file,
+// fs/write_text_file) when it offers them and the disk otherwise, editor
+// terminals, live progress and the plan.
 package bridge
