@@ -1,6 +1,12 @@
 // Package e2e holds the end-to-end benchmarks and the fault suite of dshd. It
 // has no API: every file but this one is a test.
 //
+// Run it like any package; the fault suite alone is make faults:
+//
+//	go test ./e2e/                                   # everything, with the daemon built once
+//	go test -run 'Fault' -timeout 15m ./e2e/         # make faults
+//	go test -run '^$' -bench Turn1000Calls ./e2e/    # the 1,000-call turn through the binary
+//
 // TestMain builds the real daemon (go build ./cmd/dshd) and a bare JSON echo
 // process (./e2e/internal/echo) into a temporary directory; every test and
 // benchmark then spawns them over real pipes, the way an editor does. The

@@ -1,6 +1,14 @@
 // Package model is dshd's built-in agent side: the loop that drives a
 // language model through the bridge, and its providers.
 //
+// To run it, give [New] a provider and the registry of tools and hand the
+// loop to the bridge (Example runs this against the script provider):
+//
+//	reg := registry.New()
+//	loop := model.New(model.Options{Provider: provider, Registry: reg})
+//	agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, Prompt: loop.PromptCapabilities()})
+//	err := agent.Serve(ctx, acp.Stdio(os.Stdin, os.Stdout))
+//
 // [Loop] implements [bridge.Loop] over an [llm.Provider]. Each prompt turn
 // it rebuilds the conversation from the records it stored earlier with
 // [bridge.Turn.Remember] (so a loaded or resumed session continues where

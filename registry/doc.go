@@ -5,6 +5,19 @@
 // live-replaceable deployment-global layer filtered by [Restriction]s,
 // child scopes for subagents, overlaid by scope-local tools).
 //
+// A tool is a Go function over a struct of arguments (Example_tool, the
+// README's snippet):
+//
+//	type greetArgs struct {
+//		Name string `json:"name" desc:"Who to greet"`
+//	}
+//	greet := registry.MustDefine(registry.Spec[greetArgs]{Name: "greet", Description: "Greet someone.", Kind: presentation.KindRead},
+//		func(ctx context.Context, call registry.Call, a greetArgs) (registry.Result, error) {
+//			return registry.TextResult("Hello, " + a.Name + "!"), nil
+//		})
+//	reg := registry.New()
+//	err := reg.SetGlobal(greet) // every session sees it; AddScoped for one session
+//
 // # Arguments: validate, then decode
 //
 // encoding/json matches keys case-insensitively, so {"PATH": …} would

@@ -5,6 +5,14 @@
 // lists every violation, and [Validate], which checks a produced value
 // against such a schema and lists every violation with its path.
 //
+// For example (ExampleValidate):
+//
+//	schema := json.RawMessage(`{"type":"object","required":["verdict"],"properties":{"verdict":{"enum":["pass","fail"]}}}`)
+//	if err := structured.AssertSupported(schema); err != nil { … } // outside the subset: every violation listed
+//	err := structured.Validate(schema, map[string]any{"verdict": "maybe"})
+//	// structured: value does not match the output schema (1):
+//	// - /verdict: enum: must be one of "pass", "fail"
+//
 // The subset is deliberately not full JSON Schema: the schema travels
 // verbatim to the model (as a forced tool's parameters) and is enforced
 // here, client-side, so every keyword accepted ([Keywords]) is one

@@ -8,6 +8,13 @@
 // a path it derived from its arguments: it asks its host for the landing
 // the policy judged ([host.Host.Land]) and opens that, beneath its root.
 //
+// The daemon registers them all at once; an embedder may pick:
+//
+//	reg := registry.New()
+//	err := reg.SetGlobal(tools.Builtin(tools.Options{})...)
+//	// or use a function directly:
+//	out, n, err := tools.ApplyEdits(text, []tools.Edit{{Old: "a := 1", New: "x := 1"}})
+//
 // Tools reach their session through [host.From]; they never import the
 // bridge.
 package tools

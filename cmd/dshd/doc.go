@@ -3,6 +3,13 @@
 // over a model provider to the bridge, the first-party tools and MCP,
 // reads the settings files and applies their changes live.
 //
+// An editor runs it as its agent command; by hand, one session on the
+// embedded demo script and with a model look like this:
+//
+//	dshd                                       # ACP on stdin/stdout, the embedded demo script
+//	dshd auth                                  # set up a model provider once
+//	dshd --provider openai --model qwen3 --base-url http://localhost:11434/v1
+//
 // stdout carries only the protocol: the real stdout is kept for the
 // connection and os.Stdout is pointed at stderr, so a stray print cannot
 // corrupt the stream. Logs go to stderr through log/slog.

@@ -1,5 +1,13 @@
 // Package task is the `task` tool: it lets the model start a subagent.
 //
+// The tool needs the loop and the bridge's pipeline, so it is made once the
+// agent exists and offered to every session (ExampleNew):
+//
+//	var taskTool *registry.Definition
+//	agent := bridge.New(bridge.Options{Loop: loop, Registry: reg,
+//		SessionTools: func(bridge.SessionInfo) []*registry.Definition { return []*registry.Definition{taskTool} }})
+//	taskTool = task.New(task.Options{Loop: loop, Registry: reg, Pipeline: agent.Pipeline(), MaxDepth: 2})
+//
 // A task call names a prompt and, optionally, a tool subset (allow and
 // deny lists over the caller's own visible tools: a subagent never gets
 // more than its caller may use), an output schema and a step cap. The

@@ -6,6 +6,14 @@
 // enforced before the call is dispatched. Results map to presentation
 // content (text, images, audio, resource links, embedded resources).
 //
+// For example, the bridge connects a session's servers and registers
+// what they offer:
+//
+//	servers, errs := mcp.Connect(ctx, []mcp.ServerConfig{{Name: "github", Command: "github-mcp-server", Args: []string{"stdio"}}}, mcp.Options{Dir: cwd})
+//	defer servers.Close()               // ends the servers and what they started
+//	_ = reg.AddScoped(sessionID, servers.Tools()...) // mcp__github__create_issue, …
+//	for _, err := range errs { … }      // a server that failed to start, told to the user
+//
 // With [Options.OnToolsChanged] set, dshd subscribes to each server's
 // notifications/tools/list_changed: the server is listed again (bursts of
 // notifications coalesce into as few listings as keep up) and the merged

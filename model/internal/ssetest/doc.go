@@ -3,4 +3,7 @@
 // as real servers and proxies split them; a [Collector] that checks the
 // emitted events against the final response; and the shared checks of
 // errors, retry delays, key leaks and request goldens.
+//
+//	srv := ssetest.New(t, 1, ssetest.Step{Body: ssetest.Lines(`data: {"choices":[]}`, "data: [DONE]")})
+//	// point the adapter at srv.URL; srv.Requests() is what it sent
 package ssetest
