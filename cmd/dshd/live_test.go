@@ -39,24 +39,11 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	getenv := func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
-			return filepath.Join(dir, "user-config")
-		}
-		return ""
-	}
-	d, err := newDaemon(flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, getenv, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	toAgentR, toAgentW := io.Pipe()
-	fromAgentR, fromAgentW := io.Pipe()
-	served := make(chan int, 1)
-	go func() { served <- d.serve(ctx, toAgentR, fromAgentW) }()
 	cl := &acptest.Client{Permission: acptest.RejectOnce}
-	conn := cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	p := serveInProcess(t, ctx, dir, flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, cl)
+	d, conn := p.d, p.conn
 	<-d.live.Watching()
 
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
@@ -110,8 +97,46 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	if err := cl.Recorder.Validate(v); err != nil {
 		t.Fatal(err)
 	}
-	_ = toAgentW.Close() // stdin EOF
-	if code := <-served; code != exitOK {
+	p.exit(t)
+}
+
+// inProcess is a daemon built by newDaemon and served over in-memory pipes
+// to an acptest client, as these tests run it.
+type inProcess struct {
+	d      *daemon
+	conn   *acp.AgentConn
+	stdin  io.WriteCloser // the daemon's stdin: closing it is EOF
+	served chan int       // serve's exit code
+}
+
+// serveInProcess builds a daemon from f, with XDG_CONFIG_HOME in
+// dir/user-config and nothing else in its environment, and serves it to cl
+// until ctx ends.
+func serveInProcess(t *testing.T, ctx context.Context, dir string, f flags, cl *acptest.Client) *inProcess {
+	t.Helper()
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "user-config")
+		}
+		return ""
+	}
+	d, err := newDaemon(f, getenv, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	toAgentR, toAgentW := io.Pipe()
+	fromAgentR, fromAgentW := io.Pipe()
+	p := &inProcess{d: d, stdin: toAgentW, served: make(chan int, 1)}
+	go func() { p.served <- d.serve(ctx, toAgentR, fromAgentW) }()
+	p.conn = cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	return p
+}
+
+// exit ends the daemon's input and checks that it exits cleanly.
+func (p *inProcess) exit(t *testing.T) {
+	t.Helper()
+	_ = p.stdin.Close()
+	if code := <-p.served; code != exitOK {
 		t.Errorf("serve returned %d", code)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,24 +31,11 @@ func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	getenv := func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
-			return filepath.Join(dir, "user-config")
-		}
-		return ""
-	}
-	d, err := newDaemon(flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, getenv, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	toAgentR, toAgentW := io.Pipe()
-	fromAgentR, fromAgentW := io.Pipe()
-	served := make(chan int, 1)
-	go func() { served <- d.serve(ctx, toAgentR, fromAgentW) }()
 	cl := &acptest.Client{}
-	conn := cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	p := serveInProcess(t, ctx, dir, flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, cl)
+	d, conn := p.d, p.conn
 	<-d.live.Watching()
 
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
@@ -86,8 +72,5 @@ func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
 	save(`{}`)
 	waitFor(t, ctx, hasTask)
 
-	_ = toAgentW.Close() // stdin EOF
-	if code := <-served; code != exitOK {
-		t.Errorf("serve returned %d", code)
-	}
+	p.exit(t)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -44,24 +43,11 @@ func TestMCPToolListChanges(t *testing.T) {
 	if err := os.WriteFile(scriptFile, []byte(mcpScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	getenv := func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
-			return filepath.Join(dir, "user-config")
-		}
-		return ""
-	}
-	d, err := newDaemon(flags{script: scriptFile, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, getenv, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	toAgentR, toAgentW := io.Pipe()
-	fromAgentR, fromAgentW := io.Pipe()
-	served := make(chan int, 1)
-	go func() { served <- d.serve(ctx, toAgentR, fromAgentW) }()
 	cl := &acptest.Client{Permission: acptest.AllowOnce}
-	conn := cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
+	p := serveInProcess(t, ctx, dir, flags{script: scriptFile, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, cl)
+	d, conn := p.d, p.conn
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +68,5 @@ func TestMCPToolListChanges(t *testing.T) {
 	if raw := lastRawOutput(cl, "m2"); !strings.Contains(raw, "from second") {
 		t.Errorf("result %s", raw)
 	}
-	toAgentW.Close()
-	if code := <-served; code != exitOK {
-		t.Errorf("serve returned %d", code)
-	}
+	p.exit(t)
 }
