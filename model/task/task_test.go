@@ -533,4 +533,3 @@ func TestSubagentStepCap(t *testing.T) {
 	}
 	h.validate()
 }
-
