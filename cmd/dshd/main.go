@@ -133,6 +133,8 @@ func (d *daemon) effective(files config.Settings) (config.Settings, llm.Secret) 
 
 func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
 	d := &daemon{flags: f, log: log}
+	// probed closes once the start-up sandbox probe has ended.
+	probed := make(chan struct{})
 	d.home, _ = os.UserHomeDir()
 	d.stateDir = f.stateDir
 	if d.stateDir == "" {
@@ -218,7 +220,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
 		// Diagnostics for the fault suite and for operators.
-		Extensions: map[string]bridge.Extension{statsMethod: readStats},
+		Extensions: map[string]bridge.Extension{statsMethod: statsAtRest(probed)},
 		// A closed session's background commands end with it, and the
 		// loop forgets its per-session model choice.
 		OnSessionClose: func(info bridge.SessionInfo) {
@@ -242,7 +244,10 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	// The probe starts the launcher once (~15 ms): off the path to the
 	// first answer. The first session/new, which shows the sandbox
 	// option, waits for it if it is still running.
-	go d.warnSandbox(s)
+	go func() {
+		defer close(probed)
+		d.warnSandbox(s)
+	}()
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
 }

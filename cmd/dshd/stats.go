@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/dsh-tools/dshd/bridge"
 	"os"
 	"runtime"
 	"strconv"
@@ -22,6 +23,20 @@ type stats struct {
 	FDs        int    `json:"fds"`
 	Threads    int    `json:"threads"`
 	HeapBytes  uint64 `json:"heapBytes"`
+}
+
+// statsAtRest answers _dshd/stats once start-up's background work (the
+// sandbox probe, which holds a goroutine and a pipe while it runs) has
+// ended, so that the first answer is the daemon's baseline.
+func statsAtRest(started <-chan struct{}) bridge.Extension {
+	return func(ctx context.Context, params json.RawMessage) (any, error) {
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return readStats(ctx, params)
+	}
 }
 
 // readStats answers _dshd/stats; its params are ignored.
