@@ -55,7 +55,7 @@ func replayUpdates(n int) []acp.SessionUpdate {
 const replaySize = 10_000
 
 // BenchmarkNotify10k writes 10,000 typed session/update notifications through the connection
-// (ClientConn.Update) to a peer that discards them. Compare with BenchmarkNotify10kEncodeOnly,
+// (ClientConn.SessionUpdate) to a peer that discards them. Compare with BenchmarkNotify10kEncodeOnly,
 // the cost of encoding the same params once and nothing else.
 func BenchmarkNotify10k(b *testing.B) {
 	ups := replayUpdates(replaySize)
@@ -65,7 +65,7 @@ func BenchmarkNotify10k(b *testing.B) {
 	defer reportCPU(b)()
 	for b.Loop() {
 		for _, u := range ups {
-			if err := conn.Update(ctx, "sess-1", u); err != nil {
+			if err := conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "sess-1", Update: u}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -90,14 +90,14 @@ func BenchmarkNotify10kPreEncoded(b *testing.B) {
 }
 
 // BenchmarkNotify10kEncodeOnly is the reference: encoding the 10,000 notifications' params
-// once each with the fast encoder, no envelope, no connection.
+// once each, no envelope, no connection.
 func BenchmarkNotify10kEncodeOnly(b *testing.B) {
 	ups := replayUpdates(replaySize)
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
 		for _, u := range ups {
-			out, err := acp.SessionNotification{SessionID: "sess-1", Update: u}.MarshalJSON()
+			out, err := json.Marshal(acp.SessionNotification{SessionID: "sess-1", Update: u})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -122,31 +122,13 @@ func serveDiscard(b *testing.B) *acp.ClientConn {
 	b.Helper()
 	_, newAgent := newTestAgent(endTurn)
 	ctx, cancel := context.WithCancel(context.Background())
-	conn := acp.ServeAgent(ctx, newDiscardPeer(), newAgent)
+	conn := acp.ConnectClient(ctx, newDiscardPeer(), newAgent)
 	b.Cleanup(func() { cancel(); _ = conn.Close() })
 	return conn
 }
 
-// BenchmarkNotify10kSessionUpdateRaw sends the same pre-encoded params with SessionUpdateRaw:
-// copied into the message, not re-validated.
-func BenchmarkNotify10kSessionUpdateRaw(b *testing.B) {
-	params := preEncodedParams(b, replayUpdates(replaySize))
-	conn := serveDiscard(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer reportCPU(b)()
-	for b.Loop() {
-		for _, p := range params {
-			if err := conn.SessionUpdateRaw(ctx, p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
-// BenchmarkNotify10kUpdateRaw is the replay path the bridge can use: the updates alone are
-// pre-encoded (as its session log stores them) and UpdateRaw builds the params around them in
-// the outgoing message.
+// BenchmarkNotify10kUpdateRaw is the bridge's replay path: the updates alone are pre-encoded
+// (as its session log stores them) and sent inside params that hold them as json.RawMessage.
 func BenchmarkNotify10kUpdateRaw(b *testing.B) {
 	ups := replayUpdates(replaySize)
 	raws := make([]json.RawMessage, len(ups))
@@ -163,7 +145,7 @@ func BenchmarkNotify10kUpdateRaw(b *testing.B) {
 	defer reportCPU(b)()
 	for b.Loop() {
 		for _, raw := range raws {
-			if err := conn.UpdateRaw(ctx, "sess-1", raw); err != nil {
+			if err := conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"sess-1", raw}); err != nil {
 				b.Fatal(err)
 			}
 		}

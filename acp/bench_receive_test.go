@@ -49,7 +49,7 @@ func BenchmarkReceive10k(b *testing.B) {
 	defer reportCPU(b)()
 	for b.Loop() {
 		cl := &countingClient{}
-		conn := acp.ServeClient(context.Background(), replayStream{bytes.NewReader(data)}, func(*acp.AgentConn) acp.Client { return cl })
+		conn := acp.ConnectAgent(context.Background(), replayStream{bytes.NewReader(data)}, cl)
 		<-conn.Done()
 		if cl.n.Load() != replaySize {
 			b.Fatalf("%d updates handled", cl.n.Load())

@@ -151,8 +151,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	agent := acp.ServeAgent(ctx, agentEnd, newAgent)
-	conn := acp.ServeClient(ctx, clientEnd, func(*acp.AgentConn) acp.Client { return acp.UnimplementedClient{} })
+	agent := acp.ConnectClient(ctx, agentEnd, newAgent)
+	conn := acp.ConnectAgent(ctx, clientEnd, acp.UnimplementedClient{})
 	defer agent.Close()
 	defer conn.Close()
 	req := &acp.PromptRequest{SessionID: "s1", Prompt: []acp.ContentBlock{acp.Text("hello")}}

@@ -64,8 +64,8 @@ func (UnimplementedClient) CompleteElicitation(context.Context, *CompleteElicita
 	return nil
 }
 
-// ClientRoutes returns the routes that dispatch the agent→client methods to cl.
-func ClientRoutes(cl Client) Router {
+// clientRoutes returns the routes that dispatch the agent→client methods to cl.
+func clientRoutes(cl Client) Router {
 	return Router{
 		MethodSessionUpdate:            NotificationRoute(cl.SessionUpdate),
 		MethodSessionRequestPermission: AsyncRoute(cl.RequestPermission),
@@ -81,13 +81,13 @@ func ClientRoutes(cl Client) Router {
 	}
 }
 
-// ServeClient serves the client side of ACP over rwc (e.g. the pipes of a spawned agent).
-// newClient receives the connection to the agent before the first message is read.
-func ServeClient(ctx context.Context, rwc io.ReadWriteCloser, newClient func(*AgentConn) Client, opts ...Option) *AgentConn {
-	c := newConn(ctx, rwc, opts...)
-	ac := &AgentConn{Conn: c}
-	c.start(ClientRoutes(newClient(ac)))
-	return ac
+// ConnectAgent connects to an agent over rwc (e.g. the pipes of a spawned agent) and serves
+// the agent's calls to cl. It returns at once; the connection runs until rwc reaches EOF, ctx
+// is cancelled or Close is called.
+func ConnectAgent(ctx context.Context, rwc io.ReadWriteCloser, cl Client, opts ...Option) *AgentConn {
+	c := newConn(ctx)
+	c.start(rwc, clientRoutes(cl), opts)
+	return &AgentConn{Conn: c}
 }
 
 // AgentConn is the client's connection to the agent: typed methods for every client→agent

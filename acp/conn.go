@@ -5,30 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dsh-tools/dshd/internal/jsonscan"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Conn is one JSON-RPC connection to an ACP peer. It is the shared engine under [ClientConn]
-// (the agent's view of the client) and [AgentConn] (the client's view of the agent). Its
-// methods are safe for concurrent use.
-//
-// The protocol runs on github.com/sourcegraph/jsonrpc2: its read loop dispatches inbound
-// messages, it matches responses to outgoing calls and sends the replies. The line stream
-// under it (stream.go) spares it the generic encoding: each line is scanned once, params and
-// results reach their decoders as the original bytes, and every outgoing message is built in
-// one buffer with its params or result encoded once. Notifications, the hot path, are
-// written straight to the line stream, under the same lock as jsonrpc2's writes.
+// Conn is one JSON-RPC connection to an ACP peer: the shared engine under [ClientConn] (the
+// agent's view of the client) and [AgentConn] (the client's view of the agent). Its methods
+// are safe for concurrent use.
 type Conn struct {
 	rpc    *jsonrpc2.Conn
 	ready  chan struct{} // closed once rpc is set
-	stream *lineStream
 	routes Router
 	log    *slog.Logger
 	ctx    context.Context // cancelled when the connection closes
@@ -44,9 +36,8 @@ type Conn struct {
 type Option func(*options)
 
 type options struct {
-	log    *slog.Logger
-	tap    func(Direction, []byte)
-	routes Router
+	log *slog.Logger
+	tap func(Direction, []byte)
 }
 
 // WithLogger sets the logger for protocol diagnostics (default: slog.Default()). Logs never go
@@ -60,60 +51,21 @@ func WithTap(tap func(dir Direction, msg []byte)) Option {
 	return func(o *options) { o.tap = tap }
 }
 
-// WithRoutes adds (or overrides) inbound routes, e.g. "_"-prefixed extension methods.
-func WithRoutes(r Router) Option {
-	return func(o *options) {
-		if o.routes == nil {
-			o.routes = Router{}
-		}
-		for k, v := range r {
-			o.routes[k] = v
-		}
-	}
-}
-
-// Serve starts a connection over rwc that dispatches inbound messages through routes. It
-// returns at once; the connection runs until rwc reaches EOF, ctx is cancelled or Close is
-// called. Most code uses [ServeAgent] or [ServeClient] instead.
-func Serve(ctx context.Context, rwc io.ReadWriteCloser, routes Router, opts ...Option) *Conn {
-	c := newConn(ctx, rwc, opts...)
-	c.start(routes)
+// newConn returns a connection that is not started: its methods wait for start.
+func newConn(ctx context.Context) *Conn {
+	c := &Conn{ready: make(chan struct{}), inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
 }
 
-func newConn(ctx context.Context, rwc io.ReadWriteCloser, opts ...Option) *Conn {
-	var o options
+// start begins reading rwc and dispatching to routes.
+func (c *Conn) start(rwc io.ReadWriteCloser, routes Router, opts []Option) {
+	o := options{log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.log == nil {
-		o.log = slog.Default()
-	}
-	c := &Conn{
-		log:      o.log,
-		routes:   o.routes,
-		ready:    make(chan struct{}),
-		inflight: map[jsonrpc2.ID]context.CancelFunc{},
-	}
-	c.ctx, c.cancel = context.WithCancel(ctx)
-	c.stream = newLineStream(rwc, o.tap, c.log.Debug)
-	return c
-}
-
-// start installs routes (routes from options win) and begins reading.
-func (c *Conn) start(routes Router) {
-	merged := Router{}
-	for k, v := range routes {
-		merged[k] = v
-	}
-	for k, v := range c.routes {
-		merged[k] = v
-	}
-	c.routes = merged
-	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, rpcHandler{c},
-		jsonrpc2.SetLogger(slogPrintf{c.log}),
-		jsonrpc2.OnSend(c.stream.onSend),
-		jsonrpc2.OnRecv(c.stream.onRecv))
+	c.log, c.routes = o.log, routes
+	c.rpc = jsonrpc2.NewConn(c.ctx, newCodec(rwc, o.tap, c.log), rpcHandler{c}, jsonrpc2.SetLogger(slogPrintf{c.log}))
 	close(c.ready)
 	go func() {
 		<-c.rpc.DisconnectNotify()
@@ -122,11 +74,15 @@ func (c *Conn) start(routes Router) {
 }
 
 // Done is closed when the connection has closed (peer EOF, ctx cancelled or Close).
-func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+func (c *Conn) Done() <-chan struct{} {
+	<-c.ready
+	return c.rpc.DisconnectNotify()
+}
 
 // Close closes the connection and the underlying stream. In-flight handler contexts are
 // cancelled.
 func (c *Conn) Close() error {
+	<-c.ready
 	err := c.rpc.Close()
 	c.cancel()
 	if errors.Is(err, jsonrpc2.ErrClosed) {
@@ -135,62 +91,18 @@ func (c *Conn) Close() error {
 	return err
 }
 
-// isClosed reports whether the connection has closed. jsonrpc2 marks itself closed before it
-// closes the stream, so a write that failed because of a close sees it here.
-func (c *Conn) isClosed() bool {
-	select {
-	case <-c.ready:
-	default:
-		return c.ctx.Err() != nil
-	}
-	select {
-	case <-c.rpc.DisconnectNotify():
-		return true
-	default:
-		return c.ctx.Err() != nil
-	}
-}
-
-// send writes one complete line the connection built itself (a notification) and recycles
-// its buffer. A failure on a closed connection is ErrClosed.
-func (c *Conn) send(buf *[]byte) error {
-	defer putBuf(buf)
-	if c.isClosed() {
-		return ErrClosed
-	}
-	if err := c.stream.writeLine(*buf); err != nil {
-		if c.isClosed() {
-			return ErrClosed
-		}
-		return err
-	}
-	return nil
-}
-
 // Call sends a request and decodes its result into result (which may be nil). If ctx is
 // cancelled first, Call sends $/cancel_request for the request and returns an error matching
 // both ctx.Err() and [ErrRequestCancelled]. An error response is returned as an *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	<-c.ready
+	// The connection picks the id, so $/cancel_request can name it; every outgoing call
+	// picks one, so none clashes with jsonrpc2's own sequence.
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
-	var rawParams any // nil: no params member
-	buf := getBuf()
-	if params != nil {
-		raw, err := appendValue(*buf, params)
-		if err != nil {
-			putBuf(buf)
-			return fmt.Errorf("acp: %s: encoding params: %w", method, err)
-		}
-		*buf = raw
-		rawParams = json.RawMessage(raw)
-	}
-	// jsonrpc2 copies the params (a json.Marshal of the RawMessage) and, through onSend,
-	// writes them as they are.
-	w, err := c.rpc.DispatchCall(ctx, method, rawParams, jsonrpc2.PickID(id))
-	putBuf(buf)
+	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
 	}
-	// onRecv restores the response's real result, so Wait decodes the original bytes, once.
 	err = w.Wait(ctx, result)
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id.Num))}
@@ -223,59 +135,30 @@ func closedErr(err error) error {
 	return err
 }
 
-// Notify sends a notification. Notifications and replies issued by one goroutine reach the
-// wire in the order they were issued. params is encoded once, straight into the message;
-// a json.RawMessage is validated and compacted (see [Conn.NotifyRaw] to skip that).
+// Notify sends a notification. It returns once the notification is written, so notifications
+// and replies issued by one goroutine reach the wire in the order they were issued. Params
+// that are already JSON (a json.RawMessage, or a struct holding one) are copied, compacted.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	buf := getBuf()
-	line, err := appendNotification(*buf, method, params)
-	if err != nil {
-		putBuf(buf)
-		return fmt.Errorf("acp: %s: encoding params: %w", method, err)
-	}
-	*buf = line
-	if err := c.send(buf); err != nil {
-		return fmt.Errorf("acp: %s: %w", method, err)
+	<-c.ready
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
 	}
 	return nil
 }
-
-// NotifyRaw sends a notification whose params are already JSON, copying them into the message
-// as they are. params must be valid JSON as encoding/json writes it (compact, e.g. the output
-// of json.Marshal or read back from a file it wrote): it is not re-validated, only checked for
-// line breaks, which would break the framing (such params are compacted, and validated, first),
-// and for bytes that are not UTF-8, which are sent as \ufffd.
-func (c *Conn) NotifyRaw(ctx context.Context, method string, params json.RawMessage) error {
-	buf := getBuf()
-	b := append(*buf, `{"jsonrpc":"2.0","method":`...)
-	b = jsonscan.AppendString(b, method)
-	b = append(b, `,"params":`...)
-	b, err := appendTrustedRaw(b, params)
-	if err != nil {
-		putBuf(buf)
-		return fmt.Errorf("acp: %s: %w", method, err)
-	}
-	*buf = append(b, '}', '\n')
-	if err := c.send(buf); err != nil {
-		return fmt.Errorf("acp: %s: %w", method, err)
-	}
-	return nil
-}
-
-var errEmptyRaw = errors.New("empty raw params")
 
 // rpcHandler adapts a Conn to jsonrpc2.Handler without exporting Handle.
 type rpcHandler struct{ c *Conn }
 
+// Handle runs on jsonrpc2's read goroutine, one message at a time in arrival order (see the
+// package doc), so everything here and every route's start function happens in that order;
+// slow work runs on goroutines.
 func (h rpcHandler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	h.c.handle(req)
-}
-
-// handle runs on jsonrpc2's read goroutine, so everything here (and every route's start
-// function) happens in arrival order; slow work runs on goroutines.
-func (c *Conn) handle(req *jsonrpc2.Request) {
+	c := h.c
 	<-c.ready
-	params := c.stream.takeParams() // req has the stand-in's envelope only
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
 	if req.Notif {
 		c.handleNotification(req.Method, params)
 		return
@@ -302,7 +185,7 @@ func (c *Conn) handle(req *jsonrpc2.Request) {
 		return
 	}
 	go func() {
-		result, err := protect(req.Method, run)
+		result, err := protect(c.log, req.Method, run)
 		c.finish(req.ID, result, err)
 	}()
 }
@@ -322,24 +205,13 @@ func (c *Conn) handleNotification(method string, params json.RawMessage) {
 				cancel()
 			}
 		}
-		if route, ok := c.routes[MethodCancelRequest]; !ok || !route.notification {
-			return
-		}
 	}
 	route, ok := c.routes[method]
 	if !ok || !route.notification {
 		return // unknown notifications, "_" extensions included, are ignored
 	}
-	_, run, err := c.startRoute(c.ctx, method, route, params)
-	if err != nil {
+	if _, _, err := c.startRoute(c.ctx, method, route, params); err != nil {
 		c.log.Debug("acp: notification failed", "method", method, "error", err)
-	}
-	if run != nil {
-		go func() {
-			if _, err := protect(method, run); err != nil {
-				c.log.Debug("acp: notification failed", "method", method, "error", err)
-			}
-		}()
 	}
 }
 
@@ -353,10 +225,10 @@ func (c *Conn) startRoute(ctx context.Context, method string, r Route, params js
 	return r.start(ctx, params)
 }
 
-func protect(method string, run func() (any, error)) (result any, err error) {
+func protect(log *slog.Logger, method string, run func() (any, error)) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			slog.Error("acp: handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
+			log.Error("acp: handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
 			result, err = nil, fmt.Errorf("%w: handler for %s panicked", ErrInternal, method)
 		}
 	}()
@@ -377,21 +249,17 @@ func (c *Conn) finish(id jsonrpc2.ID, result any, err error) {
 	}
 }
 
-// reply sends the one reply of request id through jsonrpc2. The result is encoded here,
-// once (jsonrpc2's Reply would json.Marshal it); one that fails to encode is detected before
-// anything is written, and answered with -32603 instead.
+// reply sends the one reply of request id. The result is encoded first, so one that fails to
+// encode is answered with -32603 instead and nothing else is written.
 func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
-	resp := &jsonrpc2.Response{ID: id}
-	buf := getBuf()
-	defer putBuf(buf)
+	var sendErr error
 	if err == nil {
 		if result == nil {
-			result = struct{}{}
+			result = struct{}{} // results are objects; {} rather than null
 		}
-		raw, encErr := appendValue(*buf, result)
+		raw, encErr := json.Marshal(result)
 		if encErr == nil {
-			*buf = raw
-			resp.Result = (*json.RawMessage)(buf)
+			sendErr = c.rpc.Reply(context.Background(), id, json.RawMessage(raw))
 		} else {
 			c.log.Warn("acp: encoding a result", "id", id.String(), "error", encErr)
 			err = fmt.Errorf("%w: encoding the result: %w", ErrInternal, encErr)
@@ -399,15 +267,32 @@ func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
 	}
 	if err != nil {
 		we := toWireError(err)
-		resp.Error = &jsonrpc2.Error{Code: we.Code, Message: we.Message}
-		if len(we.Data) > 0 {
-			data := json.RawMessage(we.Data)
-			resp.Error.Data = &data
+		rpcErr := &jsonrpc2.Error{Code: we.Code, Message: we.Message}
+		if len(we.Data) > 0 && json.Valid(we.Data) {
+			data := we.Data
+			rpcErr.Data = (*json.RawMessage)(&data)
 		}
+		sendErr = c.rpc.ReplyWithError(context.Background(), id, rpcErr)
 	}
-	if sendErr := c.rpc.SendResponse(context.Background(), resp); sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
+	if sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
 		c.log.Warn("acp: sending reply", "id", id.String(), "error", sendErr)
 	}
+}
+
+// rpcID converts a validated request id (a JSON string or non-negative integer) into
+// jsonrpc2's form, as jsonrpc2 itself reads it: two spellings of one id ("a" and "\u0061", 0
+// and -0) are the same ID, and a string never equals a number.
+func rpcID(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	if !validID(raw) {
+		return jsonrpc2.ID{}, false
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return jsonrpc2.ID{Str: s, IsString: true}, true
+	}
+	n, _ := strconv.ParseInt(string(raw), 10, 64)
+	return jsonrpc2.ID{Num: uint64(n)}, true
 }
 
 // slogPrintf adapts slog to jsonrpc2's Printf logger.

@@ -1,9 +1,9 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -49,7 +49,8 @@ func TestConnIDFreeWhenReplyIsWritten(t *testing.T) {
 				}
 				return len(b), nil
 			}}
-			conn = Serve(context.Background(), rwc, routes, WithLogger(slog.New(slog.DiscardHandler)))
+			conn = newConn(context.Background())
+			conn.start(rwc, routes, []Option{WithLogger(slog.New(slog.DiscardHandler))})
 			close(connSet)
 			defer conn.Close()
 			if _, err := pw.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{}}` + "\n")); err != nil {
@@ -82,38 +83,39 @@ func TestDecodeResponseNullMembers(t *testing.T) {
 		{"result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32000,"message":"x"}}`, "", 0, true},
 	}
 	for _, tc := range tests {
-		for _, fast := range []bool{true, false} {
-			name := tc.name + map[bool]string{true: "/fast", false: "/encoding-json"}[fast]
-			t.Run(name, func(t *testing.T) {
-				line := tc.line
-				if !fast {
-					line = " " + line // not a bare object: fastEnvelope declines it
+		t.Run(tc.name, func(t *testing.T) {
+			var written bytes.Buffer
+			s := newCodec(pipeRWC{Reader: strings.NewReader(tc.line + "\n"), write: written.Write}, nil, slog.New(slog.DiscardHandler))
+			m, ok := s.check([]byte(tc.line))
+			if tc.invalid {
+				if ok || !strings.Contains(written.String(), `"code":-32600`) {
+					t.Fatalf("read %+v, wrote %q; want the line answered with -32600 and dropped", m, written.String())
 				}
-				var written bytes.Buffer
-				s := &lineStream{r: bufio.NewReader(strings.NewReader(line + "\n")), w: &written, log: func(string, ...any) {}}
-				m, err := s.readMessage()
-				if tc.invalid {
-					if err == nil || !strings.Contains(written.String(), `"code":-32600`) {
-						t.Fatalf("read %+v, %v, wrote %q; want the line answered with -32600 and dropped", m, err, written.String())
-					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("read: %v (wrote %q)", err, written.String())
-				}
-				if written.Len() != 0 {
-					t.Errorf("answered a response with %q", written.String())
-				}
-				if m.isCall || string(m.id) != "1" {
-					t.Fatalf("read %+v, want a response to id 1", m)
-				}
-				switch {
-				case tc.errCode != 0 && (m.err == nil || m.err.Code != tc.errCode || m.result != nil):
-					t.Errorf("error %+v, result %q; want error %d and no result", m.err, m.result, tc.errCode)
-				case tc.errCode == 0 && (m.err != nil || string(m.result) != tc.result):
-					t.Errorf("error %+v, result %q; want result %s", m.err, m.result, tc.result)
-				}
-			})
-		}
+				return
+			}
+			if !ok {
+				t.Fatalf("dropped (wrote %q)", written.String())
+			}
+			if written.Len() != 0 {
+				t.Errorf("answered a response with %q", written.String())
+			}
+			if m.isCall || string(m.id) != "1" {
+				t.Fatalf("read %+v, want a response to id 1", m)
+			}
+			switch {
+			case tc.errCode != 0 && (m.err == nil || m.err.Code != tc.errCode || m.result != nil):
+				t.Errorf("error %+v, result %q; want error %d and no result", m.err, m.result, tc.errCode)
+			case tc.errCode == 0 && (m.err != nil || string(m.result) != tc.result):
+				t.Errorf("error %+v, result %q; want result %s", m.err, m.result, tc.result)
+			}
+			// jsonrpc2 reads what the codec hands it, with the same result.
+			var resp jsonrpc2.Response
+			if err := json.Unmarshal(m.canonical(nil), &resp); err != nil {
+				t.Fatalf("jsonrpc2 cannot read %s: %v", m.canonical(nil), err)
+			}
+			if (resp.Error != nil) != (tc.errCode != 0) {
+				t.Errorf("jsonrpc2 read %s as error=%v", m.canonical(nil), resp.Error)
+			}
+		})
 	}
 }

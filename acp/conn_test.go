@@ -18,7 +18,6 @@ import (
 
 // testAgent is a small agent: a session per session/new, and a prompt turn that runs turn().
 type testAgent struct {
-	acp.UnimplementedAgent
 	conn *acp.ClientConn
 	turn func(ctx context.Context, conn *acp.ClientConn, req *acp.PromptRequest) (*acp.PromptResponse, error)
 
@@ -28,9 +27,28 @@ type testAgent struct {
 	cancels  []string // session ids whose session/cancel found a registered turn
 }
 
-func newTestAgent(turn func(context.Context, *acp.ClientConn, *acp.PromptRequest) (*acp.PromptResponse, error)) (*testAgent, func(*acp.ClientConn) acp.Agent) {
+func newTestAgent(turn func(context.Context, *acp.ClientConn, *acp.PromptRequest) (*acp.PromptResponse, error)) (*testAgent, func(*acp.ClientConn) acp.Router) {
 	a := &testAgent{turn: turn, turns: map[string]context.CancelFunc{}}
-	return a, func(c *acp.ClientConn) acp.Agent { a.conn = c; return a }
+	return a, a.routes
+}
+
+func (a *testAgent) routes(c *acp.ClientConn) acp.Router {
+	a.conn = c
+	return acp.Router{
+		acp.MethodInitialize:    acp.StagedRoute(a.Initialize),
+		acp.MethodSessionNew:    acp.StagedRoute(a.NewSession),
+		acp.MethodSessionPrompt: acp.StagedRoute(a.Prompt),
+		acp.MethodSessionCancel: acp.NotificationRoute(a.Cancel),
+	}
+}
+
+// noRoutes are the routes of an agent that implements nothing.
+func noRoutes(*acp.ClientConn) acp.Router { return nil }
+
+// rawUpdate is session/update's params around an update that is already JSON.
+type rawUpdate struct {
+	SessionID string          `json:"sessionId"`
+	Update    json.RawMessage `json:"update"`
 }
 
 func (a *testAgent) Initialize(_ context.Context, req *acp.InitializeRequest) (acp.Reply[acp.InitializeResponse], error) {
@@ -76,11 +94,11 @@ type rawPeer struct {
 	r    *bufio.Reader
 }
 
-func newRawPeer(t *testing.T, newAgent func(*acp.ClientConn) acp.Agent) *rawPeer {
+func newRawPeer(t *testing.T, newAgent func(*acp.ClientConn) acp.Router) *rawPeer {
 	t.Helper()
 	agentEnd, peerEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	conn := acp.ServeAgent(ctx, agentEnd, newAgent)
+	conn := acp.ConnectClient(ctx, agentEnd, newAgent)
 	t.Cleanup(func() { cancel(); peerEnd.Close(); <-conn.Done() })
 	return &rawPeer{t: t, conn: peerEnd, r: bufio.NewReader(peerEnd)}
 }
@@ -207,7 +225,7 @@ func TestConnHugeLine(t *testing.T) {
 func TestConnLargeUpdate(t *testing.T) {
 	big := strings.Repeat("b", 1<<20) + "\n"
 	_, newAgent := newTestAgent(func(ctx context.Context, conn *acp.ClientConn, req *acp.PromptRequest) (*acp.PromptResponse, error) {
-		if err := conn.Update(ctx, req.SessionID, acp.AgentMessage(big)); err != nil {
+		if err := conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: req.SessionID, Update: acp.AgentMessage(big)}); err != nil {
 			return nil, err
 		}
 		return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
@@ -422,7 +440,7 @@ func TestConnUpdatesBeforeResponse(t *testing.T) {
 					return nil, err
 				}
 			}
-			if err := conn.Update(ctx, req.SessionID, acp.AgentMessage(fmt.Sprintf("%s-%d", req.SessionID, i))); err != nil {
+			if err := conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: req.SessionID, Update: acp.AgentMessage(fmt.Sprintf("%s-%d", req.SessionID, i))}); err != nil {
 				return nil, err
 			}
 		}

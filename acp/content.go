@@ -115,20 +115,11 @@ func unknownContent(tag string, raw json.RawMessage) ContentVariant {
 
 // MarshalJSON implements [json.Marshaler].
 func (b ContentBlock) MarshalJSON() ([]byte, error) {
-	return appendContentBlock(make([]byte, 0, 64), b)
+	return marshalTagged("type", "ContentBlock", b.Value)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (b *ContentBlock) UnmarshalJSON(data []byte) error {
-	if v, ok := fastContentBlock(data); ok {
-		b.Value = v
-		return nil
-	}
-	return b.unmarshalGeneric(data)
-}
-
-// unmarshalGeneric is UnmarshalJSON without the fast path.
-func (b *ContentBlock) unmarshalGeneric(data []byte) error {
 	return unmarshalTagged(data, "type", "ContentBlock", contentVariants, unknownContent, &b.Value)
 }
 

@@ -9,32 +9,30 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 )
 
-// greeter is a minimal agent. Each method runs on the read goroutine; Prompt registers the turn
-// there and streams its reply from a goroutine (acp.Later), so it may call the client.
-type greeter struct {
-	acp.UnimplementedAgent
-	client *acp.ClientConn
-}
-
-func (g *greeter) Initialize(_ context.Context, req *acp.InitializeRequest) (acp.Reply[acp.InitializeResponse], error) {
-	return acp.Now(&acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion1,
-		AgentCapabilities: &acp.AgentCapabilities{SessionCapabilities: &acp.SessionCapabilities{Close: &acp.Capability{}}}}), nil
-}
-
-func (g *greeter) NewSession(context.Context, *acp.NewSessionRequest) (acp.Reply[acp.NewSessionResponse], error) {
-	return acp.Now(&acp.NewSessionResponse{SessionID: "s1"}), nil
-}
-
-func (g *greeter) Prompt(ctx context.Context, req *acp.PromptRequest) (acp.Reply[acp.PromptResponse], error) {
-	if len(req.Prompt) == 0 {
-		return acp.Reply[acp.PromptResponse]{}, fmt.Errorf("%w: empty prompt", acp.ErrInvalidParams)
+// greeter's routes are a minimal agent. Start functions run on the read goroutine in arrival
+// order; the prompt turn is registered there and runs on its own goroutine (acp.Later), where
+// it may call the client.
+func greeter(client *acp.ClientConn) acp.Router {
+	return acp.Router{
+		acp.MethodInitialize: acp.SyncRoute(func(_ context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+			return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion1}, nil
+		}),
+		acp.MethodSessionNew: acp.SyncRoute(func(context.Context, *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+			return &acp.NewSessionResponse{SessionID: "s1"}, nil
+		}),
+		acp.MethodSessionPrompt: acp.StagedRoute(func(ctx context.Context, req *acp.PromptRequest) (acp.Reply[acp.PromptResponse], error) {
+			if len(req.Prompt) == 0 {
+				return acp.Reply[acp.PromptResponse]{}, fmt.Errorf("%w: empty prompt", acp.ErrInvalidParams)
+			}
+			return acp.Later(func() (*acp.PromptResponse, error) {
+				n := &acp.SessionNotification{SessionID: req.SessionID, Update: acp.AgentMessage("Hello!")}
+				if err := client.SessionUpdate(ctx, n); err != nil {
+					return nil, err
+				}
+				return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil // after the update, on the wire
+			}), nil
+		}),
 	}
-	return acp.Later(func() (*acp.PromptResponse, error) {
-		if err := g.client.Update(ctx, req.SessionID, acp.AgentMessage("Hello!")); err != nil {
-			return nil, err
-		}
-		return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil // after the update, on the wire
-	}), nil
 }
 
 // printer is a client that prints what it receives.
@@ -47,12 +45,14 @@ func (printer) SessionUpdate(_ context.Context, n *acp.SessionNotification) erro
 	return nil
 }
 
-func ExampleServeAgent() {
+// An agent is a Router served with ConnectClient; a Go client is an acp.Client served with
+// ConnectAgent. A real agent serves acp.Stdio(os.Stdin, os.Stdout).
+func Example() {
 	ctx := context.Background()
-	agentEnd, clientEnd := net.Pipe() // a real agent uses os.Stdin/os.Stdout
-	agent := acp.ServeAgent(ctx, agentEnd, func(c *acp.ClientConn) acp.Agent { return &greeter{client: c} })
+	agentEnd, clientEnd := net.Pipe()
+	agent := acp.ConnectClient(ctx, agentEnd, greeter)
 	defer agent.Close()
-	conn := acp.ServeClient(ctx, clientEnd, func(*acp.AgentConn) acp.Client { return printer{} })
+	conn := acp.ConnectAgent(ctx, clientEnd, printer{})
 	defer conn.Close()
 
 	init, _ := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion1})
@@ -72,22 +72,24 @@ func ExampleServeAgent() {
 	// error: method not found: session/list
 }
 
-// An update encoded once (for a durable log, say) is sent as it is: UpdateRaw builds the
-// session/update params around it in the outgoing line, without decoding or re-encoding it.
-func ExampleClientConn_UpdateRaw() {
+// An update encoded once (for a durable log, say) is sent as it is, inside params that hold it
+// as a json.RawMessage: it is copied, not decoded and re-encoded.
+func ExampleConn_Notify() {
 	ctx := context.Background()
 	agentEnd, clientEnd := net.Pipe()
-	var client *acp.ClientConn
-	agent := acp.ServeAgent(ctx, agentEnd, func(c *acp.ClientConn) acp.Agent { client = c; return acp.UnimplementedAgent{} })
-	defer agent.Close()
-	conn := acp.ServeClient(ctx, clientEnd, func(*acp.AgentConn) acp.Client { return printer{} })
+	client := acp.ConnectClient(ctx, agentEnd, func(*acp.ClientConn) acp.Router { return nil })
+	conn := acp.ConnectAgent(ctx, clientEnd, printer{})
 	defer conn.Close()
 
 	logged, _ := json.Marshal(acp.AgentMessage("Hello again!")) // as stored in the session log
-	if err := client.UpdateRaw(ctx, "s1", logged); err != nil {
+	params := struct {
+		SessionID string          `json:"sessionId"`
+		Update    json.RawMessage `json:"update"`
+	}{"s1", logged}
+	if err := client.Notify(ctx, acp.MethodSessionUpdate, params); err != nil {
 		fmt.Println(err)
 	}
-	_ = agent.Close() // the client reads the update before it sees the end of the stream
+	_ = client.Close() // the client reads the update before it sees the end of the stream
 	<-conn.Done()
 	// Output: agent says: Hello again!
 }

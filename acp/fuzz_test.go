@@ -1,11 +1,13 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -116,45 +118,50 @@ func FuzzLookupKey(f *testing.F) {
 	})
 }
 
-// FuzzLineReader feeds arbitrary input to the line stream: it must never panic, every
-// message it accepts must be one line with a stand-in jsonrpc2 reads, and every reply it writes must be one valid JSON line.
+// FuzzLineReader feeds arbitrary input to the codec: it must never panic, every message it
+// hands to jsonrpc2 must be one jsonrpc2 reads, and every reply it writes must be one valid
+// JSON line of UTF-8.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n"))
 	f.Add([]byte("not json\n\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n[1,2]\n"))
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"))
 	f.Add([]byte("\xff\xfe\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"ID\":-0,\"Method\":\"x\",\"method\":\"y\",\"params\":null}\n{\"jsonrpc\":\"2.0\",\"id\":-0,\"error\":{\"code\":1,\"message\":\"m\",\"data\":[1]}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		s := &lineStream{r: bufio.NewReader(bytes.NewReader(data)), w: &out, log: func(string, ...any) {}}
+		s := newCodec(pipeRWC{Reader: bytes.NewReader(data), write: out.Write}, nil, slog.New(slog.DiscardHandler))
 		for i := 0; i < 1000; i++ {
-			m, err := s.readMessage()
-			if err != nil {
-				break
-			}
-			for _, part := range []json.RawMessage{m.id, m.params, m.result} {
-				if part != nil && (bytes.ContainsAny(part, "\n") || !json.Valid(part)) {
-					t.Fatalf("accepted a message part that is not one line of JSON: %q", part)
+			var m jsonrpc2Message
+			if err := s.ReadObject(&m); err != nil {
+				if err != io.EOF {
+					t.Fatalf("ReadObject: %v", err)
 				}
-			}
-			if m.isCall == (m.err != nil || m.result != nil) {
-				t.Fatalf("accepted a message that is neither a call nor a response: %+v", m)
-			}
-			// What jsonrpc2 is handed instead must be a message it reads.
-			standIn := appendStandIn(nil, m)
-			var readErr error
-			if m.isCall {
-				readErr = json.Unmarshal(standIn, new(jsonrpc2.Request))
-			} else {
-				readErr = json.Unmarshal(standIn, new(jsonrpc2.Response))
-			}
-			if readErr != nil {
-				t.Fatalf("jsonrpc2 cannot read the stand-in %s: %v", standIn, readErr)
+				break
 			}
 		}
 		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
-			if len(line) > 0 && !json.Valid(line) {
+			if len(line) > 0 && (!json.Valid(line) || !utf8.Valid(line)) {
 				t.Fatalf("wrote an invalid reply line %q", line)
 			}
 		}
 	})
+}
+
+// jsonrpc2Message reads a message as jsonrpc2 does: as a request when it has a method, else as
+// a response (jsonrpc2's own message type is unexported).
+type jsonrpc2Message struct{}
+
+func (*jsonrpc2Message) UnmarshalJSON(b []byte) error {
+	var probe struct {
+		Method *string `json:"method"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return err
+	}
+	if probe.Method != nil {
+		var r jsonrpc2.Request
+		return json.Unmarshal(b, &r)
+	}
+	var r jsonrpc2.Response
+	return json.Unmarshal(b, &r)
 }

@@ -43,7 +43,7 @@ func SyncRoute[P, R any](h func(ctx context.Context, params *P) (*R, error)) Rou
 			return nil, nil, err
 		}
 		r, err := h(ctx, p)
-		return resultOf(r, err)
+		return result(r), nil, err
 	}}
 }
 
@@ -54,7 +54,7 @@ func AsyncRoute[P, R any](h func(ctx context.Context, params *P) (*R, error)) Ro
 		if err != nil {
 			return nil, nil, err
 		}
-		return nil, func() (any, error) { return resultOf2(h(ctx, p)) }, nil
+		return nil, func() (any, error) { r, err := h(ctx, p); return result(r), err }, nil
 	}}
 }
 
@@ -73,9 +73,9 @@ func StagedRoute[P, R any](h func(ctx context.Context, params *P) (Reply[R], err
 			return nil, nil, err
 		}
 		if reply.later == nil {
-			return resultOf(reply.now, nil)
+			return result(reply.now), nil, nil
 		}
-		return nil, func() (any, error) { return resultOf2(reply.later()) }, nil
+		return nil, func() (any, error) { r, err := reply.later(); return result(r), err }, nil
 	}}
 }
 
@@ -91,19 +91,12 @@ func NotificationRoute[P any](h func(ctx context.Context, params *P) error) Rout
 	}}
 }
 
-func resultOf[R any](r *R, err error) (any, func() (any, error), error) {
-	res, err := resultOf2(r, err)
-	return res, nil, err
-}
-
-func resultOf2[R any](r *R, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
+// result is r as a reply's result: a nil *R is sent as {} (results are objects, never null).
+func result[R any](r *R) any {
 	if r == nil {
-		return struct{}{}, nil // results are objects; {} rather than null
+		return nil
 	}
-	return r, nil
+	return r
 }
 
 // paramsOptional is implemented by params types whose fields are all optional, so a request
@@ -126,15 +119,7 @@ func decodeParams[P any](raw json.RawMessage) (*P, error) {
 		}
 		return nil, fmt.Errorf("%w: missing params", ErrInvalidParams)
 	}
-	// raw comes from the line stream, which has validated the whole line: a type with its own
-	// decoder gets the bytes directly, without json.Unmarshal's second validating pass.
-	var err error
-	if u, ok := any(p).(json.Unmarshaler); ok {
-		err = u.UnmarshalJSON(raw)
-	} else {
-		err = json.Unmarshal(raw, p)
-	}
-	if err != nil {
+	if err := json.Unmarshal(raw, p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
 	}
 	return p, nil

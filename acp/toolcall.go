@@ -130,20 +130,11 @@ func unknownToolCallContent(tag string, raw json.RawMessage) ToolCallContentVari
 
 // MarshalJSON implements [json.Marshaler].
 func (c ToolCallContent) MarshalJSON() ([]byte, error) {
-	return appendToolCallContent(make([]byte, 0, initialCap), c)
+	return marshalTagged("type", "ToolCallContent", c.Value)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
-	if v, ok := fastToolCallContent(data); ok {
-		c.Value = v
-		return nil
-	}
-	return c.unmarshalGeneric(data)
-}
-
-// unmarshalGeneric is UnmarshalJSON without the fast path.
-func (c *ToolCallContent) unmarshalGeneric(data []byte) error {
 	return unmarshalTagged(data, "type", "ToolCallContent", toolCallContentVariants, unknownToolCallContent, &c.Value)
 }
 

@@ -11,25 +11,6 @@ type SessionNotification struct {
 	Meta      Meta          `json:"_meta,omitempty"`
 }
 
-// MarshalJSON implements [json.Marshaler]. It writes the whole notification in one buffer, so
-// encoding/json validates the tree once rather than once per nested union.
-func (n SessionNotification) MarshalJSON() ([]byte, error) {
-	return appendSessionNotification(make([]byte, 0, sizeHint(n.Update)+len(n.SessionID)+len(n.Meta)+32), &n)
-}
-
-// UnmarshalJSON implements [json.Unmarshaler]: one validating pass over the whole params for
-// the hot update shapes (see fastdecode.go), encoding/json for everything else.
-func (n *SessionNotification) UnmarshalJSON(data []byte) error {
-	if fastSessionNotification(data, n) {
-		return nil
-	}
-	// A local type of the same name, without this method, so errors read as before.
-	type SessionNotification sessionNotificationFields
-	return json.Unmarshal(data, (*SessionNotification)(n))
-}
-
-type sessionNotificationFields SessionNotification
-
 // SessionUpdate is the "sessionUpdate"-tagged union streamed to the client. Value is one of
 // *UserMessageChunk, *AgentMessageChunk, *AgentThoughtChunk, *ToolCall, *ToolCallUpdate, *Plan,
 // *AvailableCommandsUpdate, *CurrentModeUpdate, *ConfigOptionUpdate, *SessionInfoUpdate,
@@ -262,15 +243,11 @@ func unknownSessionUpdate(tag string, raw json.RawMessage) SessionUpdateVariant 
 
 // MarshalJSON implements [json.Marshaler].
 func (u SessionUpdate) MarshalJSON() ([]byte, error) {
-	return appendSessionUpdate(make([]byte, 0, sizeHint(u)), u)
+	return marshalTagged("sessionUpdate", "SessionUpdate", u.Value)
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
-	if v, ok := fastSessionUpdate(data); ok {
-		u.Value = v
-		return nil
-	}
 	return unmarshalTagged(data, "sessionUpdate", "SessionUpdate", sessionUpdateVariants, unknownSessionUpdate, &u.Value)
 }
 

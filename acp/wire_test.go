@@ -40,16 +40,16 @@ func (l *lineTap) take() []string {
 	return out
 }
 
-// TestRawUpdatesMatchTyped: an update sent typed (Update), as pre-encoded params
-// (SessionUpdateRaw) or as a pre-encoded update (UpdateRaw, also pretty-printed) is the same
-// line on the wire and the same notification at the client.
+// TestRawUpdatesMatchTyped: an update sent typed (SessionUpdate), as pre-encoded params or as
+// a pre-encoded update inside params (also pretty-printed) is the same line on the wire and
+// the same notification at the client.
 func TestRawUpdatesMatchTyped(t *testing.T) {
 	updates := replayUpdates(8)
 	var out lineTap
 	var conn *acp.ClientConn
 	_, newAgent := newTestAgent(endTurn)
 	c := &acptest.Client{}
-	clientConn := acptest.Connect(t, c, func(cc *acp.ClientConn) acp.Agent { conn = cc; return newAgent(cc) }, acp.WithTap(out.tap))
+	clientConn := acptest.Connect(t, c, func(cc *acp.ClientConn) acp.Router { conn = cc; return newAgent(cc) }, acp.WithTap(out.tap))
 	ctx := context.Background()
 	if _, err := clientConn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion1}); err != nil {
 		t.Fatal(err)
@@ -74,10 +74,12 @@ func TestRawUpdatesMatchTyped(t *testing.T) {
 			name string
 			send func() error
 		}{
-			{"Update", func() error { return conn.Update(ctx, n.SessionID, u) }},
-			{"SessionUpdateRaw", func() error { return conn.SessionUpdateRaw(ctx, params) }},
-			{"UpdateRaw", func() error { return conn.UpdateRaw(ctx, n.SessionID, update) }},
-			{"UpdateRaw pretty", func() error { return conn.UpdateRaw(ctx, n.SessionID, pretty) }},
+			{"typed", func() error {
+				return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: n.SessionID, Update: u})
+			}},
+			{"raw params", func() error { return conn.Notify(ctx, acp.MethodSessionUpdate, json.RawMessage(params)) }},
+			{"raw update", func() error { return conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{n.SessionID, update}) }},
+			{"raw update, pretty", func() error { return conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{n.SessionID, pretty}) }},
 		}
 		for _, s := range sends {
 			if err := s.send(); err != nil {
@@ -116,14 +118,13 @@ func TestRawUpdatesMatchTyped(t *testing.T) {
 // written.
 func TestRawUpdateErrors(t *testing.T) {
 	var out lineTap
-	conn := acp.ServeAgent(context.Background(), newDiscardPeer(), func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithTap(out.tap))
+	conn := acp.ConnectClient(context.Background(), newDiscardPeer(), noRoutes, acp.WithTap(out.tap))
 	defer conn.Close()
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"empty update":          conn.UpdateRaw(ctx, "s1", nil),
-		"empty params":          conn.SessionUpdateRaw(ctx, json.RawMessage{}),
-		"invalid, multi-line":   conn.UpdateRaw(ctx, "s1", json.RawMessage("{\n")),
-		"invalid params":        conn.NotifyRaw(ctx, "x", json.RawMessage("[1,\n")),
+		"empty params":          conn.Notify(ctx, acp.MethodSessionUpdate, json.RawMessage{}),
+		"invalid, multi-line":   conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage("{\n")}),
+		"invalid params":        conn.Notify(ctx, "x", json.RawMessage("[1,\n")),
 		"invalid generic raw":   conn.Notify(ctx, "x", json.RawMessage("{")),
 		"unencodable params":    conn.Notify(ctx, "x", map[string]any{"f": func() {}}),
 		"unencodable call":      conn.Call(ctx, "x", map[string]any{"f": func() {}}, nil),
@@ -143,7 +144,7 @@ func TestConnResultEncodeFailure(t *testing.T) {
 	type bad struct{ F func() }
 	routes := acp.Router{"_test/bad": acp.SyncRoute(func(context.Context, *struct{}) (*bad, error) { return &bad{F: func() {}}, nil })}
 	agentEnd, peerEnd := net.Pipe()
-	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithRoutes(routes))
+	conn := acp.ConnectClient(context.Background(), agentEnd, func(*acp.ClientConn) acp.Router { return routes })
 	defer conn.Close()
 	p := &rawPeer{t: t, conn: peerEnd, r: newReader(peerEnd)}
 	for _, id := range []string{"1", "2"} {
@@ -159,7 +160,7 @@ func TestConnResultEncodeFailure(t *testing.T) {
 // and routes real responses, error data included, to their calls.
 func TestConnStrayResponses(t *testing.T) {
 	agentEnd, peerEnd := net.Pipe()
-	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	conn := acp.ConnectClient(context.Background(), agentEnd, noRoutes)
 	defer conn.Close()
 	p := &rawPeer{t: t, conn: peerEnd, r: newReader(peerEnd)}
 	done := make(chan error, 1)
@@ -193,7 +194,7 @@ func TestConnStrayResponses(t *testing.T) {
 // and a call waiting for its response fails with ErrClosed when the peer goes away.
 func TestConnClosed(t *testing.T) {
 	agentEnd, peerEnd := net.Pipe()
-	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	conn := acp.ConnectClient(context.Background(), agentEnd, noRoutes)
 	waiting := make(chan error, 1)
 	go func() {
 		_, err := conn.RequestPermission(context.Background(), &acp.RequestPermissionRequest{SessionID: "s1"})
@@ -209,9 +210,9 @@ func TestConnClosed(t *testing.T) {
 	<-conn.Done()
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"Update":    conn.Update(ctx, "s1", acp.AgentMessage("x")),
-		"UpdateRaw": conn.UpdateRaw(ctx, "s1", json.RawMessage(`{}`)),
-		"NotifyRaw": conn.NotifyRaw(ctx, "x", json.RawMessage(`{}`)),
+		"Update":    conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x")}),
+		"UpdateRaw": conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage(`{}`)}),
+		"NotifyRaw": conn.Notify(ctx, "x", json.RawMessage(`{}`)),
 		"Call":      conn.Call(ctx, "x", nil, nil),
 	} {
 		if !errors.Is(err, acp.ErrClosed) {
@@ -230,7 +231,7 @@ func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
 // neither is answered.
 func TestConnResponseNullMembers(t *testing.T) {
 	agentEnd, peerEnd := net.Pipe()
-	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} })
+	conn := acp.ConnectClient(context.Background(), agentEnd, noRoutes)
 	defer conn.Close()
 	lines := make(chan []byte, 16) // everything the agent writes, read at once so it never blocks
 	go func() {
@@ -324,7 +325,7 @@ func TestOutboundLinesAreUTF8(t *testing.T) {
 		}),
 	}
 	agentEnd, peerEnd := net.Pipe()
-	conn := acp.ServeAgent(context.Background(), agentEnd, func(*acp.ClientConn) acp.Agent { return acp.UnimplementedAgent{} }, acp.WithRoutes(routes))
+	conn := acp.ConnectClient(context.Background(), agentEnd, func(*acp.ClientConn) acp.Router { return routes })
 	defer conn.Close()
 	r := newReader(peerEnd)
 	readLine := func() []byte {
@@ -341,24 +342,24 @@ func TestOutboundLinesAreUTF8(t *testing.T) {
 		send func() error
 	}{
 		{"tool_call", func() error {
-			return conn.Update(ctx, "s1", acp.Update(&acp.ToolCall{ToolCallID: "c", Title: "t", RawInput: raw, RawOutput: raw, Meta: raw}))
+			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.Update(&acp.ToolCall{ToolCallID: "c", Title: "t", RawInput: raw, RawOutput: raw, Meta: raw})})
 		}},
 		{"tool_call_update", func() error {
-			return conn.Update(ctx, "s1", acp.Update(&acp.ToolCallUpdate{ToolCallID: "c", RawInput: raw, RawOutput: raw, Meta: raw}))
+			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.Update(&acp.ToolCallUpdate{ToolCallID: "c", RawInput: raw, RawOutput: raw, Meta: raw})})
 		}},
 		{"text chunk meta", func() error {
-			return conn.Update(ctx, "s1", acp.Update(&acp.AgentMessageChunk{Content: acp.ContentBlock{Value: &acp.TextContent{Text: bad, Meta: raw}}, Meta: raw}))
+			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.Update(&acp.AgentMessageChunk{Content: acp.ContentBlock{Value: &acp.TextContent{Text: bad, Meta: raw}}, Meta: raw})})
 		}},
 		{"plan (generic encoder)", func() error {
-			return conn.Update(ctx, "s1", acp.Update(&acp.Plan{Entries: []acp.PlanEntry{}, Meta: raw}))
+			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.Update(&acp.Plan{Entries: []acp.PlanEntry{}, Meta: raw})})
 		}},
 		{"notification meta", func() error {
 			return conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x"), Meta: raw})
 		}},
-		{"UpdateRaw", func() error {
-			return conn.UpdateRaw(ctx, "s1", json.RawMessage(`{"sessionUpdate":"plan","entries":[],"_meta":`+string(raw)+`}`))
+		{"raw update", func() error {
+			return conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage(`{"sessionUpdate":"plan","entries":[],"_meta":` + string(raw) + `}`)})
 		}},
-		{"NotifyRaw", func() error { return conn.NotifyRaw(ctx, "_test/n", raw) }},
+		{"NotifyRaw", func() error { return conn.Notify(ctx, "_test/n", raw) }},
 		{"Notify raw params", func() error { return conn.Notify(ctx, "_test/n", raw) }},
 		{"Notify struct", func() error {
 			return conn.Notify(ctx, "_test/n", struct {

@@ -139,7 +139,7 @@ func (s *session) sendLiveUpdate(u acp.SessionUpdateVariant) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if err := s.conn.peer().UpdateRaw(context.Background(), s.id, raw); err != nil {
+	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawUpdate{s.id, raw}); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }

@@ -23,17 +23,21 @@ import (
 type peer interface {
 	Call(ctx context.Context, method string, params, result any) error
 	Notify(ctx context.Context, method string, params any) error
-	// UpdateRaw sends a session/update whose update is already JSON
-	// (encoded once for the log and the wire, or read back from the log),
-	// so nothing decodes and re-encodes it.
-	UpdateRaw(ctx context.Context, sessionID string, update json.RawMessage) error
+}
+
+// rawUpdate is the params of a session/update whose update is already
+// JSON (encoded once for the log and the wire, or read back from the log):
+// it is copied into the message, not decoded and re-encoded.
+type rawUpdate struct {
+	SessionID string          `json:"sessionId"`
+	Update    json.RawMessage `json:"update"`
 }
 
 // conn is the bridge's state for one editor connection.
 type conn struct {
 	agent *Agent
-	// rpc is the connection, set once Serve has started it; ready is
-	// closed then. Handlers may run before acp.Serve returns.
+	// rpc is the connection, set before its first message is read; ready
+	// is closed then.
 	rpc   peer
 	ready chan struct{}
 
@@ -58,9 +62,11 @@ func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	c := &conn{agent: a, sessions: map[string]*session{}, afterReply: map[string]func(){}, ready: make(chan struct{})}
 	out := newCoalescer(rwc)
 	defer out.Close()
-	ac := acp.Serve(ctx, out, c.routes(), acp.WithLogger(a.log), acp.WithTap(c.tap))
-	c.rpc = &acp.ClientConn{Conn: ac}
-	close(c.ready)
+	ac := acp.ConnectClient(ctx, out, func(cc *acp.ClientConn) acp.Router {
+		c.rpc = cc
+		close(c.ready)
+		return c.routes()
+	}, acp.WithLogger(a.log), acp.WithTap(c.tap))
 	select {
 	case <-ac.Done():
 	case <-ctx.Done():

@@ -261,7 +261,7 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 			if !send {
 				continue
 			}
-			if err := s.conn.peer().UpdateRaw(ctx, s.id, update); err != nil {
+			if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, rawUpdate{s.id, update}); err != nil {
 				return err
 			}
 		case evCompaction:

@@ -129,7 +129,7 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
 	if s.log != nil {
 		s.log.appendRaw(evUpdate, raw)
 	}
-	if err := s.conn.peer().UpdateRaw(context.Background(), s.id, raw); err != nil {
+	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawUpdate{s.id, raw}); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }

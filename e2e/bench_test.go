@@ -182,7 +182,7 @@ func (c *leanClient) RequestPermission(ctx context.Context, req *acp.RequestPerm
 func (p *proc) leanClient(tb testing.TB) (*leanClient, *acp.AgentConn) {
 	c := &leanClient{}
 	ctx, cancel := context.WithCancel(context.Background())
-	conn := acp.ServeClient(ctx, p.rwc(), func(*acp.AgentConn) acp.Client { return c })
+	conn := acp.ConnectAgent(ctx, p.rwc(), c)
 	tb.Cleanup(func() {
 		cancel()
 		_ = conn.Close()

@@ -137,10 +137,18 @@ func TestValidateMessage(t *testing.T) {
 
 // toolAgent exercises every client service from one prompt turn.
 type toolAgent struct {
-	acp.UnimplementedAgent
 	conn *acp.ClientConn
 	root string
 	log  []string
+}
+
+func (a *toolAgent) routes(cc *acp.ClientConn) acp.Router {
+	a.conn = cc
+	return acp.Router{
+		acp.MethodInitialize:    acp.StagedRoute(a.Initialize),
+		acp.MethodSessionNew:    acp.StagedRoute(a.NewSession),
+		acp.MethodSessionPrompt: acp.StagedRoute(a.Prompt),
+	}
 }
 
 func (a *toolAgent) Initialize(context.Context, *acp.InitializeRequest) (acp.Reply[acp.InitializeResponse], error) {
@@ -187,7 +195,7 @@ func (a *toolAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (acp.Rep
 			return nil, err
 		}
 		a.log = append(a.log, "exit:"+string(rune('0'+*exit.ExitCode)), "output:"+out.Output)
-		if err := a.conn.Update(ctx, sid, acp.Update(&acp.ToolCall{ToolCallID: "c1", Title: "Run", Content: []acp.ToolCallContent{acp.Terminal(term.TerminalID)}})); err != nil {
+		if err := a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: sid, Update: acp.Update(&acp.ToolCall{ToolCallID: "c1", Title: "Run", Content: []acp.ToolCallContent{acp.Terminal(term.TerminalID)}})}); err != nil {
 			return nil, err
 		}
 		if _, err := a.conn.ReleaseTerminal(ctx, tr); err != nil {
@@ -209,7 +217,7 @@ func TestClientServesEverything(t *testing.T) {
 	terms := &acptest.ExecTerminals{}
 	c := &acptest.Client{Permission: acptest.AllowOnce, FS: acptest.DirFS{Root: root}, Terminals: terms}
 	a := &toolAgent{root: root}
-	conn := acptest.Connect(t, c, func(cc *acp.ClientConn) acp.Agent { a.conn = cc; return a })
+	conn := acptest.Connect(t, c, a.routes)
 	ctx := context.Background()
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{FS: &acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}}); err != nil {
 		t.Fatal(err)

@@ -83,20 +83,21 @@ func (c *Client) Serve(ctx context.Context, rwc io.ReadWriteCloser, opts ...acp.
 		c.Recorder = NewRecorder()
 	}
 	opts = append([]acp.Option{acp.WithTap(c.Recorder.ClientTap)}, opts...)
-	c.conn = acp.ServeClient(ctx, rwc, func(*acp.AgentConn) acp.Client { return c }, opts...)
+	c.conn = acp.ConnectAgent(ctx, rwc, c, opts...)
 	return c.conn
 }
 
 // Conn is the connection to the agent (nil before Serve).
 func (c *Client) Conn() *acp.AgentConn { return c.conn }
 
-// Connect runs an in-process agent built by newAgent and connects c to it over an in-memory
-// pipe. Both ends are closed when the test ends.
-func Connect(t testing.TB, c *Client, newAgent func(*acp.ClientConn) acp.Agent, opts ...acp.Option) *acp.AgentConn {
+// Connect runs an in-process agent with the routes newRoutes returns (see
+// [acp.ConnectClient]) and connects c to it over an in-memory pipe. Both ends are closed when
+// the test ends.
+func Connect(t testing.TB, c *Client, newRoutes func(*acp.ClientConn) acp.Router, opts ...acp.Option) *acp.AgentConn {
 	t.Helper()
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	agent := acp.ServeAgent(ctx, agentEnd, newAgent, opts...)
+	agent := acp.ConnectClient(ctx, agentEnd, newRoutes, opts...)
 	conn := c.Serve(ctx, clientEnd, opts...)
 	t.Cleanup(func() {
 		cancel()

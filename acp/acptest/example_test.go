@@ -9,31 +9,26 @@ import (
 	"github.com/dsh-tools/dshd/acp/acptest"
 )
 
-// echoAgent replies to each prompt with its text.
-type echoAgent struct {
-	acp.UnimplementedAgent
-	conn *acp.ClientConn
-}
-
-func (a *echoAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (acp.Reply[acp.PromptResponse], error) {
-	// Registered on the read goroutine; the turn runs on its own goroutine.
-	return acp.Later(func() (*acp.PromptResponse, error) {
+// echoRoutes are the routes of an agent that replies to each prompt with its text.
+func echoRoutes(client *acp.ClientConn) acp.Router {
+	return acp.Router{acp.MethodSessionPrompt: acp.AsyncRoute(func(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
 		for _, b := range req.Prompt {
 			if t, ok := b.Value.(*acp.TextContent); ok {
-				if err := a.conn.Update(ctx, req.SessionID, acp.AgentMessage("echo: "+t.Text)); err != nil {
+				n := &acp.SessionNotification{SessionID: req.SessionID, Update: acp.AgentMessage("echo: " + t.Text)}
+				if err := client.SessionUpdate(ctx, n); err != nil {
 					return nil, err
 				}
 			}
 		}
 		return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
-	}), nil
+	})}
 }
 
-// In a test, acptest.Connect(t, c, newAgent) does the wiring below and cleans up.
+// In a test, acptest.Connect(t, c, echoRoutes) does the wiring below and cleans up.
 func ExampleClient() {
 	ctx := context.Background()
 	agentEnd, clientEnd := net.Pipe()
-	agent := acp.ServeAgent(ctx, agentEnd, func(cc *acp.ClientConn) acp.Agent { return &echoAgent{conn: cc} })
+	agent := acp.ConnectClient(ctx, agentEnd, echoRoutes)
 	defer agent.Close()
 	c := &acptest.Client{Permission: acptest.RejectOnce}
 	conn := c.Serve(ctx, clientEnd)
@@ -55,7 +50,7 @@ func ExampleClient() {
 	// Output:
 	// echo: hello
 	// end_turn
-	// client->agent {"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hello"}]}}
+	// client->agent {"id":1,"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hello"}]}}
 	// agent->client {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"echo: hello"}}}}
-	// agent->client {"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}
+	// agent->client {"id":1,"result":{"stopReason":"end_turn"},"jsonrpc":"2.0"}
 }

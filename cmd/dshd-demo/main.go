@@ -111,8 +111,7 @@ func demo(ctx context.Context, binary string, keep bool, stdout, stderr io.Write
 	tr := newTranscript(stdout, work)
 	rec := acptest.NewRecorder()
 	cl := &client{tr: tr}
-	conn := acp.ServeClient(ctx, pipes{fromAgent, toAgent}, func(*acp.AgentConn) acp.Client { return cl },
-		acp.WithTap(rec.ClientTap))
+	conn := acp.ConnectAgent(ctx, pipes{fromAgent, toAgent}, cl, acp.WithTap(rec.ClientTap))
 	defer conn.Close()
 
 	fmt.Fprintf(stdout, "dshd demo: %s in %s\n", bin, work)

@@ -1,0 +1,304 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/dsh-tools/dshd/internal/jsonscan"
+)
+
+// Direction says which way a message travelled, from the point of view of one [Conn].
+type Direction int
+
+const (
+	// Inbound messages were read from the peer.
+	Inbound Direction = iota
+	// Outbound messages were written to the peer.
+	Outbound
+)
+
+// codec is the jsonrpc2.ObjectStream for ACP's stdio framing: one compact JSON-RPC message
+// per line, valid UTF-8. Unlike jsonrpc2's own streams it never gives up on bad input (a
+// ReadObject error closes jsonrpc2's connection): a line that is not JSON or not UTF-8 is
+// answered with -32700, a structurally invalid message with -32600, and reading carries on.
+// Every message it hands to jsonrpc2 is one jsonrpc2 reads (see canonical). Lines may be of
+// any length (bufio.Reader, never bufio.Scanner's 64 KiB token limit).
+type codec struct {
+	r      *bufio.Reader
+	closer io.Closer
+	log    *slog.Logger
+
+	// wmu serialises writes (jsonrpc2's through WriteObject, and the codec's own replies to
+	// bad lines), so each message goes out whole, in the order the writers took the lock.
+	wmu sync.Mutex
+	w   io.Writer
+	tap func(Direction, []byte) // optional; sees each message in wire order
+
+	msg []byte // the canonical form of the message being read; read goroutine only
+}
+
+func newCodec(rwc io.ReadWriteCloser, tap func(Direction, []byte), log *slog.Logger) *codec {
+	return &codec{r: bufio.NewReaderSize(rwc, 64<<10), w: rwc, closer: rwc, tap: tap, log: log}
+}
+
+// Close closes the underlying stream.
+func (s *codec) Close() error { return s.closer.Close() }
+
+// WriteObject implements jsonrpc2.ObjectStream: obj as encoding/json writes it (compact, so
+// one line), with each byte that is not UTF-8 sent as \ufffd (encoding/json copies a
+// json.RawMessage such as rawOutput as it is, but the wire must be UTF-8).
+func (s *codec) WriteObject(obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("acp: encoding message: %w", err)
+	}
+	if !utf8.Valid(data) {
+		data = jsonscan.AppendValidUTF8(nil, data)
+	}
+	return s.writeLine(append(data, '\n'))
+}
+
+// writeLine writes one message; line is complete JSON followed by its newline, so a message
+// is one Write and never interleaved with another.
+func (s *codec) writeLine(line []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.tap != nil {
+		s.tap(Outbound, line[:len(line)-1])
+	}
+	_, err := s.w.Write(line)
+	return err
+}
+
+// ReadObject implements jsonrpc2.ObjectStream. It reads lines until one holds a well-formed
+// JSON-RPC message (answering or logging bad ones, see check) and decodes that message's
+// canonical form into v. It fails only when reading fails.
+func (s *codec) ReadObject(v any) error {
+	for {
+		line, err := readLine(s.r)
+		if len(line) > 0 {
+			if s.tap != nil {
+				s.tap(Inbound, line)
+			}
+			if m, ok := s.check(line); ok {
+				s.msg = m.canonical(s.msg[:0])
+				if uerr := json.Unmarshal(s.msg, v); uerr != nil {
+					// Not reached: canonical builds what jsonrpc2 reads (FuzzCodec).
+					return fmt.Errorf("acp: jsonrpc2 cannot read %s: %w", s.msg, uerr)
+				}
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine returns the next line without its terminator and surrounding white space, of any
+// length.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadBytes('\n')
+	return bytes.TrimSpace(line), err
+}
+
+// message is one well-formed inbound JSON-RPC message: a request (method set, id non-nil), a
+// notification (method set, id nil) or a response (no method). Its raw parts are the exact
+// bytes of the line, validated.
+type message struct {
+	isCall bool
+	method string
+	id     json.RawMessage // nil for notifications; "id":null counts as absent
+	params json.RawMessage // nil when absent
+	result json.RawMessage
+	err    *Error // set on error responses
+}
+
+// canonical appends m as jsonrpc2 reads it: each member once, under its exact name (the line
+// may repeat members or spell them in another case, which encoding/json accepts), with the
+// original id, params and result bytes.
+func (m message) canonical(dst []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	if m.id != nil {
+		dst = append(append(dst, `,"id":`...), m.id...)
+	}
+	switch {
+	case m.isCall:
+		dst = jsonscan.AppendString(append(dst, `,"method":`...), m.method)
+		if m.params != nil {
+			dst = append(append(dst, `,"params":`...), m.params...)
+		}
+	case m.err != nil:
+		e, _ := json.Marshal(m.err) // *Error.MarshalJSON: code, message and valid data
+		dst = append(append(dst, `,"error":`...), e...)
+	default:
+		dst = append(append(dst, `,"result":`...), m.result...)
+	}
+	return append(dst, '}')
+}
+
+// wireMessage is the envelope of an inbound line.
+type wireMessage struct {
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// check decodes line's message, reporting whether it holds one; a line that does not is
+// answered (or, for bad responses and notifications, logged).
+func (s *codec) check(line []byte) (message, bool) {
+	var m wireMessage
+	err := json.Unmarshal(line, &m)
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &syntaxErr) || !utf8.Valid(line): // encoding/json would replace bad UTF-8
+		s.replyError(nil, CodeParseError, "parse error: not a JSON value (or not UTF-8)")
+		return message{}, false
+	case line[0] == '[':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: ACP v1 has no JSON-RPC batches")
+		return message{}, false
+	case err != nil || line[0] != '{':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: not a JSON-RPC message object")
+		return message{}, false
+	}
+	idOK := m.ID == nil || isNull(m.ID) || validID(m.ID)
+	replyID := m.ID
+	if !idOK {
+		replyID = nil
+	}
+	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
+		s.invalid(m, replyID, `invalid request: "jsonrpc" must be "2.0"`)
+		return message{}, false
+	}
+	if m.Method != nil {
+		var method string
+		switch {
+		case json.Unmarshal(m.Method, &method) != nil:
+			s.invalid(m, replyID, `invalid request: "method" must be a string`)
+			return message{}, false
+		case !idOK:
+			s.invalid(m, nil, `invalid request: "id" must be a non-negative integer or a string`)
+			return message{}, false
+		case m.Result != nil || m.Error != nil:
+			s.invalid(m, replyID, "invalid request: a request cannot carry a result or an error")
+			return message{}, false
+		case m.Params != nil && !isNull(m.Params) && m.Params[0] != '{' && m.Params[0] != '[':
+			s.invalid(m, replyID, `invalid request: "params" must be an object`)
+			return message{}, false
+		}
+		out := message{isCall: true, method: method, params: m.Params}
+		if m.ID != nil && !isNull(m.ID) {
+			out.id = normalID(m.ID)
+		}
+		return out, true
+	}
+	// A null member of a response counts as absent: peers whose JSON-RPC types carry both
+	// members write "error":null beside a result (and "result":null beside an error). A null
+	// result alone is a result.
+	if isNull(m.Error) {
+		m.Error = nil
+	}
+	if m.Error != nil && isNull(m.Result) {
+		m.Result = nil
+	}
+	if m.ID == nil || isNull(m.ID) || !idOK || (m.Result == nil) == (m.Error == nil) {
+		s.replyError(nil, CodeInvalidRequest, "invalid request: neither a request nor a response")
+		return message{}, false
+	}
+	out := message{id: normalID(m.ID), result: m.Result}
+	if m.Error != nil {
+		var e struct {
+			Code    *int64          `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(m.Error, &e); err != nil || e.Code == nil {
+			s.log.Debug("acp: dropping malformed response", "error", err)
+			return message{}, false
+		}
+		out.err = &Error{Code: *e.Code, Message: e.Message, Data: e.Data}
+		out.result = nil
+	}
+	return out, true
+}
+
+// invalid answers a structurally invalid message with -32600, unless it is a notification,
+// which never gets a reply.
+func (s *codec) invalid(m wireMessage, id json.RawMessage, msg string) {
+	if m.Method != nil && m.ID == nil {
+		s.log.Debug("acp: dropping invalid notification", "reason", msg)
+		return
+	}
+	s.replyError(id, CodeInvalidRequest, msg)
+}
+
+// replyError answers a line jsonrpc2 never sees; a nil id is written as null.
+func (s *codec) replyError(id json.RawMessage, code int64, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	line, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *Error          `json:"error"`
+	}{"2.0", id, &Error{Code: code, Message: msg}})
+	if err == nil {
+		err = s.writeLine(append(line, '\n'))
+	}
+	if err != nil {
+		s.log.Debug("acp: writing error reply", "error", err)
+	}
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+// validID accepts what jsonrpc2 reads and echoes faithfully: strings and non-negative int64
+// integers (jsonrpc2 v0.2.3 would wrap a negative id into a huge unsigned one).
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && n >= 0
+}
+
+// normalID spells a valid numeric id as jsonrpc2 reads every id of a response ("-0" is 0).
+func normalID(raw json.RawMessage) json.RawMessage {
+	if raw[0] == '"' {
+		return raw
+	}
+	n, _ := strconv.ParseInt(string(raw), 10, 64)
+	return strconv.AppendInt(nil, n, 10)
+}
+
+// MarshalJSON lets *Error be written as a JSON-RPC error object. Data that is not valid JSON
+// is left out rather than failing the whole message.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	data := e.Data
+	if len(data) > 0 && !json.Valid(data) {
+		data = nil
+	}
+	return json.Marshal(struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}{e.Code, e.Message, data})
+}
+
+// ErrClosed is returned by calls on a connection that has closed.
+var ErrClosed = errors.New("acp: connection closed")
