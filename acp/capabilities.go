@@ -73,7 +73,7 @@ type ElicitationCapabilities struct {
 type AgentCapabilities struct {
 	LoadSession         bool                   `json:"loadSession,omitempty"`
 	PromptCapabilities  *PromptCapabilities    `json:"promptCapabilities,omitempty"`
-	McpCapabilities     *McpCapabilities       `json:"mcpCapabilities,omitempty"`
+	MCPCapabilities     *MCPCapabilities       `json:"mcpCapabilities,omitempty"`
 	SessionCapabilities *SessionCapabilities   `json:"sessionCapabilities,omitempty"`
 	Auth                *AgentAuthCapabilities `json:"auth,omitempty"`
 	Meta                Meta                   `json:"_meta,omitempty"`
@@ -87,8 +87,8 @@ type PromptCapabilities struct {
 	Meta            Meta `json:"_meta,omitempty"`
 }
 
-// McpCapabilities lists MCP transports beyond stdio (always supported).
-type McpCapabilities struct {
+// MCPCapabilities lists MCP transports beyond stdio (always supported).
+type MCPCapabilities struct {
 	HTTP bool `json:"http,omitempty"`
 	SSE  bool `json:"sse,omitempty"`
 	Meta Meta `json:"_meta,omitempty"`

@@ -9,7 +9,7 @@
 //
 //   - Tagged unions are a one-field wrapper around a sealed interface: [ContentBlock],
 //     [SessionUpdate], [ToolCallContent], [RequestPermissionOutcome], [SessionConfigOption],
-//     [McpServer], [AuthMethod], [ElicitationPropertySchema]. Build them with the variant
+//     [MCPServer], [AuthMethod], [ElicitationPropertySchema]. Build them with the variant
 //     pointer (acp.SessionUpdate{Value: &acp.ToolCall{…}}) or a constructor ([Text], [Diff],
 //     [AgentMessage], [Update], [Selected]). Decode them with a type switch on Value. A tag this
 //     package does not know decodes into an Unknown* variant that re-encodes verbatim; a

@@ -77,10 +77,10 @@ func FuzzSessionConfigOption(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { stable[SessionConfigOption](t, data) })
 }
 
-func FuzzMcpServer(f *testing.F) {
+func FuzzMCPServer(f *testing.F) {
 	seed(f, `{"name":"x","command":"/x","args":[],"env":[]}`, `{"type":"stdio","name":"x","command":"/x"}`,
 		`{"type":"http","name":"h","url":"u","headers":[]}`)
-	f.Fuzz(func(t *testing.T, data []byte) { stable[McpServer](t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) { stable[MCPServer](t, data) })
 }
 
 func FuzzAuthMethod(f *testing.F) {

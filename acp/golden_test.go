@@ -89,12 +89,12 @@ func modes() *acp.SessionModeState {
 	}
 }
 
-func mcpServers() []acp.McpServer {
-	return []acp.McpServer{
-		{Value: &acp.McpServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"},
+func mcpServers() []acp.MCPServer {
+	return []acp.MCPServer{
+		{Value: &acp.MCPServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"},
 			Env: []acp.EnvVariable{{Name: "DEBUG", Value: "1", Meta: meta("env")}}, Meta: meta("stdio")}},
-		{Value: &acp.McpServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []acp.HTTPHeader{{Name: "Authorization", Value: "Bearer x", Meta: meta("hdr")}}, Meta: meta("http")}},
-		{Value: &acp.McpServerSSE{Name: "old", URL: "https://sse.example.com", Headers: []acp.HTTPHeader{}, Meta: meta("sse")}},
+		{Value: &acp.MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []acp.HTTPHeader{{Name: "Authorization", Value: "Bearer x", Meta: meta("hdr")}}, Meta: meta("http")}},
+		{Value: &acp.MCPServerSSE{Name: "old", URL: "https://sse.example.com", Headers: []acp.HTTPHeader{}, Meta: meta("sse")}},
 	}
 }
 
@@ -178,7 +178,7 @@ func goldens() []golden {
 			AgentCapabilities: &acp.AgentCapabilities{
 				LoadSession:         true,
 				PromptCapabilities:  &acp.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true, Meta: meta("pc")},
-				McpCapabilities:     &acp.McpCapabilities{HTTP: true, SSE: true, Meta: meta("mc")},
+				MCPCapabilities:     &acp.MCPCapabilities{HTTP: true, SSE: true, Meta: meta("mc")},
 				SessionCapabilities: &acp.SessionCapabilities{List: &acp.Capability{}, Delete: &acp.Capability{}, AdditionalDirectories: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{Meta: meta("close")}, Meta: meta("sc")},
 				Auth:                &acp.AgentAuthCapabilities{Logout: &acp.Capability{}, Meta: meta("aa")},
 				Meta:                meta("ac"),
@@ -194,13 +194,13 @@ func goldens() []golden {
 		{"authenticate_response", "AuthenticateResponse", &acp.AuthenticateResponse{Meta: meta("a")}},
 		{"logout_request", "LogoutRequest", &acp.LogoutRequest{Meta: meta("l")}},
 		{"logout_response", "LogoutResponse", &acp.LogoutResponse{Meta: meta("l")}},
-		{"new_session_request", "NewSessionRequest", &acp.NewSessionRequest{Cwd: "/work", McpServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("ns")}},
+		{"new_session_request", "NewSessionRequest", &acp.NewSessionRequest{Cwd: "/work", MCPServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("ns")}},
 		{"new_session_response", "NewSessionResponse", &acp.NewSessionResponse{SessionID: "s1", Modes: modes(), ConfigOptions: configOptions(), Meta: meta("ns")}},
-		{"load_session_request", "LoadSessionRequest", &acp.LoadSessionRequest{SessionID: "s1", Cwd: "/work", McpServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("ls")}},
+		{"load_session_request", "LoadSessionRequest", &acp.LoadSessionRequest{SessionID: "s1", Cwd: "/work", MCPServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("ls")}},
 		{"load_session_response", "LoadSessionResponse", &acp.LoadSessionResponse{Modes: modes(), ConfigOptions: configOptions(), Meta: meta("ls")}},
 		{"list_sessions_request", "ListSessionsRequest", &acp.ListSessionsRequest{Cwd: acp.Ptr("/work"), Cursor: acp.Ptr("c1"), Meta: meta("l")}},
 		{"list_sessions_response", "ListSessionsResponse", &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{{SessionID: "s1", Cwd: "/work", AdditionalDirectories: []string{"/lib"}, Title: acp.Ptr("Fix"), UpdatedAt: acp.Ptr("2026-08-01T10:00:00Z"), Meta: meta("si")}}, NextCursor: acp.Ptr("c2"), Meta: meta("l")}},
-		{"resume_session_request", "ResumeSessionRequest", &acp.ResumeSessionRequest{SessionID: "s1", Cwd: "/work", McpServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("r")}},
+		{"resume_session_request", "ResumeSessionRequest", &acp.ResumeSessionRequest{SessionID: "s1", Cwd: "/work", MCPServers: mcpServers(), AdditionalDirectories: []string{"/lib"}, Meta: meta("r")}},
 		{"resume_session_response", "ResumeSessionResponse", &acp.ResumeSessionResponse{Modes: modes(), ConfigOptions: configOptions(), Meta: meta("r")}},
 		{"close_session_request", "CloseSessionRequest", &acp.CloseSessionRequest{SessionID: "s1", Meta: meta("c")}},
 		{"close_session_response", "CloseSessionResponse", &acp.CloseSessionResponse{Meta: meta("c")}},

@@ -149,15 +149,15 @@ type LogoutResponse struct {
 // NewSessionRequest is the params of session/new.
 type NewSessionRequest struct {
 	Cwd                   string      `json:"cwd"`
-	McpServers            []McpServer `json:"mcpServers"`
+	MCPServers            []MCPServer `json:"mcpServers"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 	Meta                  Meta        `json:"_meta,omitempty"`
 }
 
-// MarshalJSON implements [json.Marshaler]; nil McpServers marshal as [].
+// MarshalJSON implements [json.Marshaler]; nil MCPServers marshal as [].
 func (r NewSessionRequest) MarshalJSON() ([]byte, error) {
 	type plain NewSessionRequest
-	r.McpServers = nonNil(r.McpServers)
+	r.MCPServers = nonNil(r.MCPServers)
 	return json.Marshal(plain(r))
 }
 
@@ -173,15 +173,15 @@ type NewSessionResponse struct {
 type LoadSessionRequest struct {
 	SessionID             string      `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
-	McpServers            []McpServer `json:"mcpServers"`
+	MCPServers            []MCPServer `json:"mcpServers"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 	Meta                  Meta        `json:"_meta,omitempty"`
 }
 
-// MarshalJSON implements [json.Marshaler]; nil McpServers marshal as [].
+// MarshalJSON implements [json.Marshaler]; nil MCPServers marshal as [].
 func (r LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	type plain LoadSessionRequest
-	r.McpServers = nonNil(r.McpServers)
+	r.MCPServers = nonNil(r.MCPServers)
 	return json.Marshal(plain(r))
 }
 
@@ -192,11 +192,11 @@ type LoadSessionResponse struct {
 	Meta          Meta                  `json:"_meta,omitempty"`
 }
 
-// ResumeSessionRequest is the params of session/resume; McpServers is optional here.
+// ResumeSessionRequest is the params of session/resume; MCPServers is optional here.
 type ResumeSessionRequest struct {
 	SessionID             string      `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
-	McpServers            []McpServer `json:"mcpServers,omitzero"`
+	MCPServers            []MCPServer `json:"mcpServers,omitzero"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 	Meta                  Meta        `json:"_meta,omitempty"`
 }
@@ -214,7 +214,7 @@ type ForkSessionRequest struct {
 	SessionID             string      `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer `json:"mcpServers,omitzero"`
+	MCPServers            []MCPServer `json:"mcpServers,omitzero"`
 	Meta                  Meta        `json:"_meta,omitempty"`
 }
 

@@ -37,7 +37,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"protocol version is an integer", "InitializeResponse", `{"protocolVersion":"1"}`,
 			&acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion1}},
 		{"stdio MCP server needs args and env", "McpServer", `{"name":"x","command":"/bin/x"}`,
-			acp.McpServer{Value: &acp.McpServerStdio{Name: "x", Command: "/bin/x"}}},
+			acp.MCPServer{Value: &acp.MCPServerStdio{Name: "x", Command: "/bin/x"}}},
 		{"tool call content is wrapped", "ToolCallContent", `{"type":"text","text":"hi"}`,
 			acp.ToolText("hi")},
 		{"permission toolCall content is wrapped", "RequestPermissionRequest",
@@ -117,7 +117,7 @@ func TestEncodingRules(t *testing.T) {
 		{"load result is {}", &acp.LoadSessionResponse{}, `{}`},
 		{"capability object", &acp.SessionCapabilities{Resume: &acp.Capability{}}, `{"resume":{}}`},
 		{"minimal initialize result", &acp.InitializeResponse{ProtocolVersion: 1}, `{"protocolVersion":1}`},
-		{"stdio server arrays", acp.McpServer{Value: &acp.McpServerStdio{Name: "x", Command: "/x"}}, `{"name":"x","command":"/x","args":[],"env":[]}`},
+		{"stdio server arrays", acp.MCPServer{Value: &acp.MCPServerStdio{Name: "x", Command: "/x"}}, `{"name":"x","command":"/x","args":[],"env":[]}`},
 		{"plan entries", acp.Update(&acp.Plan{}), `{"sessionUpdate":"plan","entries":[]}`},
 		{"cancelled outcome", acp.Cancelled(), `{"outcome":"cancelled"}`},
 		{"session info absent", acp.Update(&acp.SessionInfoUpdate{}), `{"sessionUpdate":"session_info_update"}`},
@@ -145,11 +145,11 @@ func TestLenientDecoding(t *testing.T) {
 	if err := json.Unmarshal([]byte(in), &req); err != nil {
 		t.Fatal(err)
 	}
-	s, ok := req.McpServers[0].Value.(*acp.McpServerStdio)
+	s, ok := req.MCPServers[0].Value.(*acp.MCPServerStdio)
 	if !ok || s.Command != "/x" {
-		t.Fatalf("stdio server with type:stdio decoded as %#v", req.McpServers[0].Value)
+		t.Fatalf("stdio server with type:stdio decoded as %#v", req.MCPServers[0].Value)
 	}
-	out, _ := json.Marshal(req.McpServers[0])
+	out, _ := json.Marshal(req.MCPServers[0])
 	if strings.Contains(string(out), `"type"`) {
 		t.Errorf("stdio server re-encoded with a type: %s", out)
 	}
@@ -185,7 +185,7 @@ func TestUnknownVariantsVerbatim(t *testing.T) {
 		`{"type":"text","text":"bare"}`:                                                      roundTrip[acp.ToolCallContent],
 		`{"outcome":"_later","when":"tomorrow"}`:                                             roundTrip[acp.RequestPermissionOutcome],
 		`{"type":"_slider","id":"s","name":"S","min":0}`:                                     roundTrip[acp.SessionConfigOption],
-		`{"type":"acp","name":"x","serverId":"y"}`:                                           roundTrip[acp.McpServer],
+		`{"type":"acp","name":"x","serverId":"y"}`:                                           roundTrip[acp.MCPServer],
 		`{"type":"_oauth","id":"o","name":"O"}`:                                              roundTrip[acp.AuthMethod],
 		`{"type":"_color","title":"C"}`:                                                      roundTrip[acp.ElicitationPropertySchema],
 	}
@@ -220,7 +220,7 @@ func TestUnionErrors(t *testing.T) {
 		t.Error("non-string type decoded without error")
 	}
 	for _, zero := range []any{acp.ContentBlock{}, acp.SessionUpdate{}, acp.ToolCallContent{}, acp.RequestPermissionOutcome{},
-		acp.SessionConfigOption{}, acp.McpServer{}, acp.AuthMethod{}, acp.ResourceContents{}, acp.ContentBlock{Value: (*acp.TextContent)(nil)}} {
+		acp.SessionConfigOption{}, acp.MCPServer{}, acp.AuthMethod{}, acp.ResourceContents{}, acp.ContentBlock{Value: (*acp.TextContent)(nil)}} {
 		if _, err := json.Marshal(zero); err == nil {
 			t.Errorf("zero %T marshalled", zero)
 		}

@@ -134,7 +134,7 @@ type Extension func(ctx context.Context, params json.RawMessage) (any, error)
 // may be called from any goroutine, even before Connect returned, until
 // Close returned, one call at a time.
 type MCPConnector interface {
-	Connect(ctx context.Context, session SessionInfo, servers []acp.McpServer, changed MCPToolsChanged) (tools []*registry.Definition, closer io.Closer, failures []error)
+	Connect(ctx context.Context, session SessionInfo, servers []acp.MCPServer, changed MCPToolsChanged) (tools []*registry.Definition, closer io.Closer, failures []error)
 }
 
 // MCPToolsChanged receives a session's new list of MCP tools.

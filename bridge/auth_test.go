@@ -44,7 +44,7 @@ func TestAuth(t *testing.T) {
 	if len(init.AuthMethods) != 1 || init.AgentCapabilities.Auth == nil || init.AgentCapabilities.Auth.Logout == nil {
 		t.Fatalf("initialize = %+v", init)
 	}
-	newReq := &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: []acp.McpServer{}}
+	newReq := &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}
 	if _, err := conn.NewSession(ctx, newReq); !errors.Is(err, acp.ErrAuthRequired) {
 		t.Fatalf("session/new before authenticate: %v, want -32000", err)
 	}

@@ -68,7 +68,7 @@ func benchSetup(b *testing.B, agent *bridge.Agent, client *acptest.Client) (*acp
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		b.Fatal(err)
 	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: []acp.McpServer{}})
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func BenchmarkLoad10000Events(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+		if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}); err != nil {
 			b.Fatal(err)
 		}
 	}

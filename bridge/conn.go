@@ -147,7 +147,7 @@ func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.Ini
 	caps := &acp.AgentCapabilities{
 		LoadSession:        a.store != nil,
 		PromptCapabilities: &prompt,
-		McpCapabilities:    &acp.McpCapabilities{HTTP: a.opts.MCPHTTP},
+		MCPCapabilities:    &acp.MCPCapabilities{HTTP: a.opts.MCPHTTP},
 		SessionCapabilities: &acp.SessionCapabilities{
 			Close:                 &acp.Capability{},
 			AdditionalDirectories: &acp.Capability{},
@@ -210,7 +210,7 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 		}
 		s.log = w
 	}
-	failures := c.attach(ctx, s, p.McpServers)
+	failures := c.attach(ctx, s, p.MCPServers)
 	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}
 	// The session exists for the editor only once this response is out;
 	// its first updates follow on their own goroutine.
@@ -220,7 +220,7 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 
 // attach registers the session and connects its session tools and MCP
 // servers.
-func (c *conn) attach(ctx context.Context, s *session, servers []acp.McpServer) []error {
+func (c *conn) attach(ctx context.Context, s *session, servers []acp.MCPServer) []error {
 	a := c.agent
 	info := s.info()
 	var failures []error

@@ -82,7 +82,7 @@ func Example() {
 	conn := editor.Serve(ctx, editorEnd)
 
 	_, _ = conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1})
-	sess, _ := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: os.TempDir(), McpServers: []acp.McpServer{}})
+	sess, _ := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: os.TempDir(), MCPServers: []acp.MCPServer{}})
 	resp, _ := conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("hello")}})
 	fmt.Println("stop:", resp.StopReason)
 	for _, n := range editor.Updates() {

@@ -68,7 +68,7 @@ func BenchmarkFileCalls(b *testing.B) {
 			if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 				b.Fatal(err)
 			}
-			sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+			sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: ws, MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,7 +24,7 @@ func (c *conn) forkSession(ctx context.Context, p *acp.ForkSessionRequest) (acp.
 		if err != nil {
 			return nil, err
 		}
-		r, err := c.reopen(ctx, id, p.Cwd, p.AdditionalDirectories, p.McpServers)
+		r, err := c.reopen(ctx, id, p.Cwd, p.AdditionalDirectories, p.MCPServers)
 		if err != nil {
 			return nil, err
 		}

@@ -130,7 +130,7 @@ func TestKill9MidTurn(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != "sess-1" {
 		t.Fatalf("list = %+v", list.Sessions)
 	}
-	if _, err := conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: "sess-1", Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: "sess-1", Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

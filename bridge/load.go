@@ -23,7 +23,7 @@ type restored struct {
 
 // reopen validates a load or resume request and rebuilds the session from
 // its log. It runs off the read goroutine.
-func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, servers []acp.McpServer) (*restored, error) {
+func (c *conn) reopen(ctx context.Context, id, cwd string, extra []string, servers []acp.MCPServer) (*restored, error) {
 	a := c.agent
 	if a.store == nil {
 		return nil, acp.NewError(acp.CodeMethodNotFound, "sessions cannot be loaded without a state directory")
@@ -277,7 +277,7 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 
 func (c *conn) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (acp.Reply[acp.LoadSessionResponse], error) {
 	return acp.Later(func() (*acp.LoadSessionResponse, error) {
-		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.McpServers)
+		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
 		if err != nil {
 			return nil, err
 		}
@@ -295,7 +295,7 @@ func (c *conn) loadSession(ctx context.Context, p *acp.LoadSessionRequest) (acp.
 
 func (c *conn) resumeSession(ctx context.Context, p *acp.ResumeSessionRequest) (acp.Reply[acp.ResumeSessionResponse], error) {
 	return acp.Later(func() (*acp.ResumeSessionResponse, error) {
-		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.McpServers)
+		r, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
 		if err != nil {
 			return nil, err
 		}

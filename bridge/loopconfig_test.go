@@ -72,7 +72,7 @@ func TestLoopConfigOption(t *testing.T) {
 	client := &acptest.Client{Recorder: acptest.NewRecorder()}
 	conn := connect(t, withCloseHook(t, loop, state, &closed), client, acp.ClientCapabilities{})
 	ctx := context.Background()
-	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestLoopConfigOption(t *testing.T) {
 	// A fresh loop in a later daemon learns the recorded choice on load.
 	later := newModelLoop()
 	conn2 := connect(t, withCloseHook(t, later, state, &closed), &acptest.Client{}, acp.ClientCapabilities{})
-	loaded, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}})
+	loaded, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func mcpTool(name, says string) *registry.Definition {
 	}
 }
 
-func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
+func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp.MCPServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
 	f.changed = changed
 	if f.early != nil {
 		changed(f.early, nil)
@@ -46,7 +46,7 @@ func (f *fakeMCP) Connect(_ context.Context, s bridge.SessionInfo, servers []acp
 	var defs []*registry.Definition
 	var errs []error
 	for _, srv := range servers {
-		stdio, ok := srv.Value.(*acp.McpServerStdio)
+		stdio, ok := srv.Value.(*acp.MCPServerStdio)
 		if !ok {
 			continue
 		}
@@ -83,11 +83,11 @@ func TestMCPServers(t *testing.T) {
 		agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, MCP: mcp, Logger: discardLogger(), NewSessionID: counter("s")})
 		client := &acptest.Client{}
 		conn := connect(t, agent, client, acp.ClientCapabilities{})
-		servers := []acp.McpServer{
-			{Value: &acp.McpServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}},
-			{Value: &acp.McpServerStdio{Name: "broken", Command: "/bin/broken", Args: []string{}, Env: []acp.EnvVariable{}}},
+		servers := []acp.MCPServer{
+			{Value: &acp.MCPServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}},
+			{Value: &acp.MCPServerStdio{Name: "broken", Command: "/bin/broken", Args: []string{}, Env: []acp.EnvVariable{}}},
 		}
-		sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: servers})
+		sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,8 +140,8 @@ func TestMCPToolsChanged(t *testing.T) {
 	})
 	client := &acptest.Client{}
 	conn := connect(t, agent, client, acp.ClientCapabilities{})
-	servers := []acp.McpServer{{Value: &acp.McpServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}}}
-	sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: servers})
+	servers := []acp.MCPServer{{Value: &acp.MCPServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}}}
+	sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestMCPReadOnlyHintInPlanMode(t *testing.T) {
 			agent := bridge.New(bridge.Options{Loop: loop, Registry: reg, Rules: rules, Logger: discardLogger(), NewSessionID: counter("s")})
 			client := &acptest.Client{Permission: acptest.AllowOnce}
 			conn := connect(t, agent, client, acp.ClientCapabilities{})
-			sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+			sess, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				t.Fatal(err)
 			}

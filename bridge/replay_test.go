@@ -44,7 +44,7 @@ func TestReplayShowsRecordedTerminalOutput(t *testing.T) {
 			// A new process loads the session, for a client without terminals.
 			loader := &acptest.Client{}
 			conn2 := connect(t, newTestAgent(t, loop, dir), loader, acp.ClientCapabilities{})
-			if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+			if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}); err != nil {
 				t.Fatal(err)
 			}
 			replayed := joinEntries(loader)
@@ -116,7 +116,7 @@ func TestNewFileDiffSendsNullOldText(t *testing.T) {
 	}
 	loader := &acptest.Client{}
 	conn2 := connect(t, newTestAgent(t, loop, dir), loader, acp.ClientCapabilities{})
-	if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replayed := joinEntries(loader)

@@ -248,7 +248,7 @@ func TestSandboxConfigOption(t *testing.T) {
 		}
 		conn := connect(t, agent, &acptest.Client{}, acp.ClientCapabilities{})
 		ctx := context.Background()
-		s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: []acp.McpServer{}})
+		s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: []acp.MCPServer{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func connectHangUp(t *testing.T, agent *bridge.Agent, client *acptest.Client, ca
 
 func newSession(t *testing.T, conn *acp.AgentConn, cwd string) string {
 	t.Helper()
-	s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestTornLogAfterCrash(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != sid || list.Sessions[0].Title == nil || *list.Sessions[0].Title != "hello" {
 		t.Fatalf("list = %+v", list.Sessions)
 	}
-	if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := conn2.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: "/ws/project", MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	var texts []string

@@ -43,10 +43,10 @@ func TestRefreshSessionTools(t *testing.T) {
 		SessionTools: sessionTools,
 	})
 	conn := connect(t, agent, &acptest.Client{}, acp.ClientCapabilities{})
-	servers := []acp.McpServer{{Value: &acp.McpServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}}}
+	servers := []acp.MCPServer{{Value: &acp.MCPServerStdio{Name: "good", Command: "/bin/good", Args: []string{}, Env: []acp.EnvVariable{}}}}
 	var ids []string
 	for range 2 {
-		s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", McpServers: servers})
+		s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -218,7 +218,7 @@ func writeFixture(tb testing.TB, n int) *fixture {
 // runTurn opens a session and runs its one scripted turn.
 func runTurn(tb testing.TB, conn *acp.AgentConn, cwd string) string {
 	ctx := callCtx(tb, 5*time.Minute)
-	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		tb.Fatal(err)
 	}

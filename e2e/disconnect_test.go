@@ -151,7 +151,7 @@ func checkLoads(t *testing.T, f *fixture, sid string, texts []string) *acptest.C
 	if !found {
 		t.Fatalf("session/list after the restart lacks %s: %+v", sid, list.Sessions)
 	}
-	if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
 	var got []string

@@ -68,7 +68,7 @@ func TestFork(t *testing.T) {
 	if sc := init.AgentCapabilities.SessionCapabilities; sc == nil || sc.Fork == nil {
 		t.Fatalf("sessionCapabilities.fork not advertised: %+v", sc)
 	}
-	orig, err := conn1.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}})
+	orig, err := conn1.NewSession(ctx, &acp.NewSessionRequest{Cwd: f.ws, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestFork(t *testing.T) {
 	c2 := &acptest.Client{Permission: asks2.policy}
 	conn2 := f.start(t).client(t, c2)
 	initialize(t, conn2)
-	loaded, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: fork.SessionID, Cwd: f.ws, McpServers: []acp.McpServer{}})
+	loaded, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: fork.SessionID, Cwd: f.ws, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatalf("session/load of the fork: %v", err)
 	}

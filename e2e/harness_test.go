@@ -266,7 +266,7 @@ func open(t testing.TB, conn *acp.AgentConn, cwd string, caps acp.ClientCapabili
 // newSession creates a session in cwd with no MCP servers.
 func newSession(t testing.TB, conn *acp.AgentConn, cwd string) string {
 	t.Helper()
-	s, err := conn.NewSession(callCtx(t, 30*time.Second), &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(callCtx(t, 30*time.Second), &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}

@@ -144,7 +144,7 @@ func TestFaultKill9(t *testing.T) {
 		if sid == "" {
 			sid = newSession(t, conn, f.ws)
 		} else {
-			if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, McpServers: []acp.McpServer{}}); err != nil {
+			if _, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, MCPServers: []acp.MCPServer{}}); err != nil {
 				t.Fatalf("round %d: session/load after kill -9: %v\nstderr: %s", round, err, p.stderr.String())
 			}
 			if miss, ok := missingFrom(events(c.Updates()), complete); ok {

@@ -67,7 +67,7 @@ func TestUndo(t *testing.T) {
 	c2 := &acptest.Client{}
 	conn2 := f.start(t).client(t, c2)
 	initialize(t, conn2)
-	if _, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := conn2.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: f.ws, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	n := len(agentText(c2.Updates(), sid))

@@ -142,7 +142,7 @@ func TestCompactCommand(t *testing.T) {
 	// A third loads it, with session.compaction: the compaction is replayed
 	// as a completed compaction_update with its summary.
 	h3 := chatHarness(t, srv, state, &acp.ClientSessionCapabilities{Compaction: &acp.Capability{}})
-	if _, err := h3.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h3.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replayed := false

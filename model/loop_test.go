@@ -307,7 +307,7 @@ func TestLoadContinuesTheConversation(t *testing.T) {
 	rec := &looptest.Recorder{Provider: script.New(mustScript(t, text))}
 	second := newHarness(t, harnessOptions{provider: rec, stateDir: state})
 	second.cwd = first.cwd
-	if _, err := second.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: first.cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: first.cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
 	if _, err := second.prompt(context.Background(), sid, acp.Text("two")); err != nil {

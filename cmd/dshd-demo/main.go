@@ -127,7 +127,7 @@ func demo(ctx context.Context, binary string, keep bool, stdout, stderr io.Write
 	if agentName != nil {
 		tr.line("connected to %s %s (protocol v%d)", agentName.Name, agentName.Version, init.ProtocolVersion)
 	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: work, McpServers: []acp.McpServer{}})
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: work, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		return fmt.Errorf("session/new: %w", err)
 	}

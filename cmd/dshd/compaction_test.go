@@ -39,7 +39,7 @@ func TestCompactedSessionThroughTheBinary(t *testing.T) {
 	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCompactedSessionThroughTheBinary(t *testing.T) {
 	if _, err := r.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := r.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replayed := false

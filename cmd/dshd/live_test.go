@@ -49,7 +49,7 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	}
 
 	// New sessions start in the new default mode.
-	planned, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	planned, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil || planned.Modes == nil || planned.Modes.CurrentModeID != "plan" {
 		t.Errorf("new session after the change: %+v %v", planned, err)
 	}

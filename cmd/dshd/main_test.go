@@ -128,7 +128,7 @@ func TestDemoOverRealPipes(t *testing.T) {
 	if !init.AgentCapabilities.LoadSession || init.AgentInfo == nil || init.AgentInfo.Name != "dshd" {
 		t.Errorf("initialize response %+v", init)
 	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestDemoOverRealPipes(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != sess.SessionID {
 		t.Fatalf("session/list = %+v, %v", list, err)
 	}
-	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
 	if len(q.client.Updates()) == 0 {
@@ -268,7 +268,7 @@ func TestHealthyStartIsQuiet(t *testing.T) {
 			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
 				t.Fatal(err)
 			}
-			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -324,7 +324,7 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 				t.Fatal(err)
 			}
-			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +340,7 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 			if how == "resume" {
 				_, err = q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd})
 			} else {
-				_, err = q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}})
+				_, err = q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -368,7 +368,7 @@ func TestSessionHasOneWriter(t *testing.T) {
 	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestSessionHasOneWriter(t *testing.T) {
 	if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, loadErr := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}})
+	_, loadErr := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	_, resumeErr := q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd})
 	for name, err := range map[string]error{"load": loadErr, "resume": resumeErr} {
 		var ae *acp.Error
@@ -388,7 +388,7 @@ func TestSessionHasOneWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Wait()
-	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := q.conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sess.SessionID, Cwd: cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatalf("session/load after the holder was killed: %v", err)
 	}
 	acptest.CheckSchema(t, q.client.Recorder)
@@ -415,7 +415,7 @@ func TestReadCardThroughTheBinary(t *testing.T) {
 	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestEditorTerminalCommandLongerThanCleanupDeadline(t *testing.T) {
 	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{Terminal: true}}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ type mcpConnector struct {
 
 var _ bridge.MCPConnector = (*mcpConnector)(nil)
 
-func (c *mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.McpServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
+func (c *mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, servers []acp.MCPServer, changed bridge.MCPToolsChanged) ([]*registry.Definition, io.Closer, []error) {
 	var configs []mcp.ServerConfig
 	var launcher []string
 	var errs []error
@@ -33,15 +33,15 @@ func (c *mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, 
 		if launcher, err = c.sandbox(session); err != nil {
 			// A required sandbox that cannot run: no stdio server starts.
 			errs = append(errs, fmt.Errorf("stdio MCP servers not started: %w", err))
-			servers = slices.DeleteFunc(slices.Clone(servers), func(s acp.McpServer) bool {
-				_, stdio := s.Value.(*acp.McpServerStdio)
+			servers = slices.DeleteFunc(slices.Clone(servers), func(s acp.MCPServer) bool {
+				_, stdio := s.Value.(*acp.MCPServerStdio)
 				return stdio
 			})
 		}
 	}
 	for _, s := range servers {
 		switch v := s.Value.(type) {
-		case *acp.McpServerStdio:
+		case *acp.MCPServerStdio:
 			env := make(map[string]string, len(v.Env))
 			for _, e := range v.Env {
 				env[e.Name] = e.Value
@@ -51,7 +51,7 @@ func (c *mcpConnector) Connect(ctx context.Context, session bridge.SessionInfo, 
 				command, args = launcher[0], append(append(slices.Clone(launcher[1:]), v.Command), v.Args...)
 			}
 			configs = append(configs, mcp.ServerConfig{Name: v.Name, Type: mcp.TypeStdio, Command: command, Args: args, Env: env})
-		case *acp.McpServerHTTP:
+		case *acp.MCPServerHTTP:
 			configs = append(configs, mcp.ServerConfig{Name: v.Name, Type: mcp.TypeHTTP, URL: v.URL, Headers: headers(v.Headers)})
 		}
 	}

@@ -51,8 +51,8 @@ func TestMCPToolListChanges(t *testing.T) {
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{
-		{Value: &acp.McpServerHTTP{Name: "live", URL: ts.URL, Headers: []acp.HTTPHeader{}}},
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{
+		{Value: &acp.MCPServerHTTP{Name: "live", URL: ts.URL, Headers: []acp.HTTPHeader{}}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -151,7 +151,7 @@ func TestSubagentRestrictedTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	h2 := newHarness(t, harnessOptions{script: restrictedScript, stateDir: h.stateDir, cwd: h.cwd})
-	if _, err := h2.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h2.conn.LoadSession(context.Background(), &acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
 	replayed := cards(h2.client.Updates())

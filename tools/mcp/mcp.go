@@ -30,7 +30,7 @@ const (
 )
 
 // ServerConfig describes one MCP server, independent of how ACP spells it
-// (the bridge converts ACP's McpServer into it).
+// (the bridge converts ACP's MCPServer into it).
 type ServerConfig struct {
 	// Name identifies the server; it becomes part of its tools' names.
 	Name string

@@ -85,7 +85,7 @@ func ConnectWith(t testing.TB, agent *bridge.Agent, client *acptest.Client, caps
 // NewSession opens a session in cwd with no MCP servers.
 func NewSession(t testing.TB, conn *acp.AgentConn, cwd string) string {
 	t.Helper()
-	s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	s, err := conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
