@@ -1,105 +1,90 @@
-// Package acp is the Agent Client Protocol (ACP) v1 wire layer: every stable message type,
-// the tagged-union codec they share, and a JSON-RPC 2.0 connection over newline-delimited
-// stdio for both the agent and the client side.
+// Package acp speaks the Agent Client Protocol (ACP) v1: every stable message type, and a
+// JSON-RPC 2.0 connection over newline-delimited stdio for the agent side and for Go clients.
+//
+// An agent is a [Router]: one [Route] per client→agent method. [ConnectClient] serves it and
+// hands the routes the [*ClientConn] they use to stream session updates and call the client:
+//
+//	client := acp.ConnectClient(ctx, acp.Stdio(os.Stdin, os.Stdout), func(c *acp.ClientConn) acp.Router {
+//		return acp.Router{
+//			acp.MethodInitialize: acp.SyncRoute(initialize),
+//			acp.MethodSessionNew: acp.SyncRoute(newSession),
+//			acp.MethodSessionPrompt: acp.StagedRoute(func(ctx context.Context, req *acp.PromptRequest) (acp.Reply[acp.PromptResponse], error) {
+//				return acp.Later(func() (*acp.PromptResponse, error) { // the turn, on its own goroutine
+//					err := c.SessionUpdate(ctx, &acp.SessionNotification{SessionID: req.SessionID, Update: acp.AgentMessage("Hello!")})
+//					return &acp.PromptResponse{StopReason: acp.StopEndTurn}, err
+//				}), nil
+//			}),
+//		}
+//	})
+//	<-client.Done()
+//
+// A Go client implements [Client] and connects with [ConnectAgent], which returns the
+// [*AgentConn] (Initialize, NewSession, Prompt, …). Package acptest has a scriptable client and
+// the schema checks for tests.
 //
 // # Types
 //
 // Params and results are plain structs named after the schema's $defs with Go initialisms
-// (NewSessionRequest.Cwd, ToolCall.ToolCallID, ImageContent.MIMEType). Conventions:
+// (NewSessionRequest.Cwd, ToolCall.ToolCallID, ImageContent.MIMEType). Tagged unions are a
+// one-field wrapper around a sealed interface ([ContentBlock], [SessionUpdate],
+// [ToolCallContent], [RequestPermissionOutcome], [SessionConfigOption], [MCPServer],
+// [AuthMethod], [ElicitationPropertySchema]): build them with the variant pointer
+// (acp.SessionUpdate{Value: &acp.ToolCall{…}}) or a constructor ([Text], [Diff],
+// [AgentMessage], [Update], [Selected]) and decode them with a type switch on Value. A tag
+// this package does not know decodes into an Unknown* variant that re-encodes verbatim; a
+// missing tag is an error; a zero wrapper fails to marshal. Required arrays never marshal as
+// null; optional fields the schema forbids as null are omitted when unset; [Optional] is the
+// three-state field (absent / null / value); `_meta`, rawInput and rawOutput are raw JSON.
+// Decoding is lenient: unknown fields are ignored.
 //
-//   - Tagged unions are a one-field wrapper around a sealed interface: [ContentBlock],
-//     [SessionUpdate], [ToolCallContent], [RequestPermissionOutcome], [SessionConfigOption],
-//     [MCPServer], [AuthMethod], [ElicitationPropertySchema]. Build them with the variant
-//     pointer (acp.SessionUpdate{Value: &acp.ToolCall{…}}) or a constructor ([Text], [Diff],
-//     [AgentMessage], [Update], [Selected]). Decode them with a type switch on Value. A tag this
-//     package does not know decodes into an Unknown* variant that re-encodes verbatim; a
-//     missing tag is an error; a zero wrapper fails to marshal.
-//   - Variants have no tag field: the tag comes from the Go type.
-//   - Required arrays never marshal as null (a nil slice goes out as []).
-//   - Optional fields the schema forbids as null are omitted when unset (pointers, omitempty).
-//     Optional slices use omitzero: nil is omitted, an empty slice is sent as [] (on a
-//     ToolCallUpdate that clears the client's list).
-//   - Three-state fields (absent / null / value) use [Optional].
-//   - `_meta` is [Meta] (raw JSON), as are rawInput and rawOutput: foreign data and its number
-//     text pass through untouched.
-//   - Decoding is lenient: unknown fields are ignored, a stdio MCP server may carry
-//     "type":"stdio", a boolean set_config_option value is accepted without "type".
+// # Routes and ordering
 //
-// The hot session/update shapes (tool_call, tool_call_update, message chunks, their content
-// and locations) have a hand-written encoder and a single-pass decoder: encoding/json v1
-// re-validates the input or output of every nested (Un)MarshalJSON call, which made each union
-// level cost a full scan. Both produce exactly what encoding/json would (differential tests);
-// input the fast decoder does not handle plainly (case-folded or duplicate keys, nulls,
-// surrogate escapes, invalid UTF-8, other variants) takes the generic path.
+// Each route has a start function that runs on the connection's read goroutine, in arrival
+// order (decode, validate, register state), and may return a continuation that runs on its
+// own goroutine and whose result becomes the reply ([SyncRoute], [AsyncRoute], [StagedRoute],
+// [NotificationRoute]). So a session/cancel never overtakes the prompt it cancels, and a turn
+// may call back into the client (permission, fs, terminals) without blocking the reader.
+// Every request is answered exactly once; its context is cancelled by an inbound
+// $/cancel_request for its id (return the context's error for -32800). Outbound calls take a
+// context: cancelling it sends $/cancel_request and returns an error matching both the
+// context's error and [ErrRequestCancelled]. A handler error is converted to a JSON-RPC error
+// once, at the edge: return an [*Error] or wrap a sentinel such as [ErrInvalidParams] with %w.
 //
-// # Connection
+// The connection reads lines of any length. A line that is not JSON or not UTF-8 is answered
+// with -32700 and the connection keeps serving; a structurally invalid request gets -32600,
+// an unknown method -32601; unknown notifications ("_" extensions included) are ignored.
+// Every line written is valid UTF-8 (raw JSON holding other bytes goes out with each as
+// \ufffd).
 //
-// [Serve] runs one connection over an io.ReadWriteCloser (the agent's stdin/stdout, or one end
-// of a pipe in tests). Each line is one JSON-RPC message; lines may be of any length. A
-// malformed line is answered with -32700 and the connection keeps serving; a structurally
-// invalid request gets -32600, an unknown method -32601; unknown notifications (including
-// "_"-prefixed extensions) are ignored; every request is answered exactly once.
+// # What it relies on in jsonrpc2
 //
-// Inbound requests are routed through a [Router]: each [Route] has a start function that runs
-// on the read goroutine, in arrival order (decode, validate, register state), and may return a
-// slow continuation that runs on its own goroutine and whose result becomes the reply. A
-// handler may therefore call back into the peer (permission, fs, terminal) without
-// deadlocking the reader, and a session/cancel never overtakes the prompt it cancels. Every
-// request context is cancelled by an inbound $/cancel_request for its id; the request is still
-// answered exactly once (with the handler's result, or -32800 if it returns the context's
-// error).
+// The protocol runs on github.com/sourcegraph/jsonrpc2 (v0.2.3) through a jsonrpc2.ObjectStream
+// codec that frames lines, answers the lines jsonrpc2 must never see (-32700, -32600) and
+// hands it every other message in canonical form. The code depends on three documented
+// guarantees, each pinned by a test:
 //
-// Outbound calls take a context: cancelling it sends $/cancel_request for that id and returns
-// the context's error. Notifications and replies go through one lock on the stream, in the
-// order they are issued, so a goroutine that sends its session/update notifications and then
-// returns its result puts every update on the wire before the response.
+//  1. Handler: while Handle runs, the connection processes no other request or response. Route
+//     start functions therefore run one at a time in arrival order, and must not wait for a
+//     response from the peer (TestJSONRPC2HandlesInArrivalOrder).
+//  2. Reply, ReplyWithError and Notify return after writing the message to the ObjectStream,
+//     and the connection writes only through WriteObject. Updates a turn sends before it
+//     returns are on the wire before its response (TestConnUpdatesBeforeResponse).
+//  3. PickID sets a call's id and Waiter.Wait returns the context's error when it is
+//     cancelled first: outgoing calls pick their own ids, so $/cancel_request names the call
+//     (TestConnOutboundCancel).
 //
-// The agent side is [ServeAgent] with an [Agent] implementation; it returns a [*ClientConn]
-// with typed methods for the client's methods (SessionUpdate, RequestPermission,
-// ReadTextFile, …). The client side is [ServeClient] with a [Client] implementation,
-// returning an [*AgentConn] (Initialize, NewSession, Prompt, Cancel, …).
+// Limits that come from jsonrpc2: a request with "id":null is treated as a notification;
+// negative integer ids are rejected with -32600 (jsonrpc2 would wrap them); a call cancelled
+// by its context stays in jsonrpc2's table until the peer answers it or the connection
+// closes; inbound params reach routes as jsonrpc2 re-encodes them (the same JSON values and
+// number text, object members in sorted order), at some 30 µs for a session/update, which a
+// Go client receiving many of them pays and the agent, which receives few, does not.
 //
-// [Stdio] adapts os.Stdin/os.Stdout; [WithTap] observes every line in wire order (the test
-// recorder uses it); [WithRoutes] adds "_" extension methods.
-//
-// # The engine: jsonrpc2 under an ACP line stream
-//
-// The protocol runs on github.com/sourcegraph/jsonrpc2 (v0.2.3): its read loop reads each
-// message and dispatches it (requests and notifications to the connection's handler, which
-// routes them as above), it matches each response to the outgoing call waiting for it (ids
-// are picked by the connection, so $/cancel_request can name them), and it sends every
-// request and response. Known limits that come from it: a request with "id":null is treated
-// as a notification, and negative integer ids are rejected with -32600 (jsonrpc2 would wrap
-// them); a call cancelled by its context stays in jsonrpc2's table until the peer answers it
-// or the connection closes.
-//
-// Under jsonrpc2 sits the line stream (a jsonrpc2.ObjectStream) that keeps its generic
-// encoding, which costs a map and several passes per message, off the hot paths:
-//
-//   - Reading: the stream scans each line once (validity, UTF-8, envelope) and hands jsonrpc2
-//     a small stand-in with the envelope only: the id and method of a request, the id and a
-//     null result of a response. The original params reach the route's decoder as the bytes
-//     of the line, and jsonrpc2's OnRecv hook puts a response's original result back before
-//     the waiting call decodes it, once. A notification's stand-in is the same for every
-//     notification of a method, so it is decoded once per method and reused; a 10,000-update
-//     session/load replay costs jsonrpc2 a dispatch per update and no decoding.
-//   - Writing: replies and outgoing calls go through jsonrpc2 with their result or params
-//     already encoded by this package, and jsonrpc2's OnSend hook builds the line from them
-//     (appendRPCMessage), so jsonrpc2's WriteObject writes it without marshalling anything.
-//     Notifications, the hot path, do not go through jsonrpc2: the connection builds each line
-//     itself and writes it under the same stream lock WriteObject takes, so notifications and
-//     jsonrpc2's messages reach the wire in exactly the order they were issued.
-//
-// Each message is thus encoded exactly once, envelope included (session/update through the
-// hand-written encoder). Updates that are already JSON, such as those a durable session log
-// replays, go out with [ClientConn.UpdateRaw] or [ClientConn.SessionUpdateRaw] ([Conn.NotifyRaw]
-// in general), copied and never re-validated. session/update params are decoded in one pass
-// after the envelope scan. Every line written is valid UTF-8: raw JSON (rawInput, rawOutput,
-// _meta, raw params) that holds bytes that are not UTF-8, which encoding/json would copy as
-// they are, goes out with each such byte as \ufffd.
-//
-// Errors: return an [*Error] (or wrap one of the sentinels such as [ErrInvalidParams] with
-// %w); it is converted to a JSON-RPC error once, at the edge.
+// One fast path: notifications ([Conn.Notify], [ClientConn.SessionUpdate]) are written by the
+// codec with their params encoded once, under the write lock jsonrpc2's own writes take,
+// because through jsonrpc2.Conn.Notify they cost the daemon 12% of its CPU time in the
+// 1,000-call turn through the binary (params marshalled, re-marshalled through a map, then
+// compacted twice more).
 //
 // Spec: https://agentclientprotocol.com/protocol/v1/overview
 package acp
