@@ -6,7 +6,7 @@ import (
 )
 
 // Stdio joins a reader and a writer (normally os.Stdin and os.Stdout) into the
-// io.ReadWriteCloser that [ServeAgent] wants. Close closes both.
+// io.ReadWriteCloser that [ConnectClient] wants. Close closes both.
 //
 // Keep stdout for the protocol only: after taking it, point os.Stdout at os.Stderr so a stray
 // print cannot corrupt the stream, and never let child processes inherit it.

@@ -211,7 +211,7 @@ func TestConnClosed(t *testing.T) {
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"Update":    conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x")}),
-		"UpdateRaw": conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage(`{}`)}),
+		"raw update": conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage(`{}`)}),
 		"NotifyRaw": conn.Notify(ctx, "x", json.RawMessage(`{}`)),
 		"Call":      conn.Call(ctx, "x", nil, nil),
 	} {
