@@ -210,10 +210,10 @@ func TestConnClosed(t *testing.T) {
 	<-conn.Done()
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"Update":    conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x")}),
+		"Update":     conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: "s1", Update: acp.AgentMessage("x")}),
 		"raw update": conn.Notify(ctx, acp.MethodSessionUpdate, rawUpdate{"s1", json.RawMessage(`{}`)}),
-		"NotifyRaw": conn.Notify(ctx, "x", json.RawMessage(`{}`)),
-		"Call":      conn.Call(ctx, "x", nil, nil),
+		"NotifyRaw":  conn.Notify(ctx, "x", json.RawMessage(`{}`)),
+		"Call":       conn.Call(ctx, "x", nil, nil),
 	} {
 		if !errors.Is(err, acp.ErrClosed) {
 			t.Errorf("%s after close: %v, want ErrClosed", name, err)
