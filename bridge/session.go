@@ -643,10 +643,10 @@ func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id, par
 		ev.Token = exec.Token().String()
 		ev.Kind = string(exec.Kind())
 	}
-	s.log.append(logEvent{Kind: evToolCall, Tool: ev})
 	res := out.JSON
 	if len(res) == 0 {
 		res = rawOutput(out.Result)
 	}
-	s.log.append(logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
+	// Both in one write: they are made together, after the call ran.
+	s.log.appendAll(logEvent{Kind: evToolCall, Tool: ev}, logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
 }

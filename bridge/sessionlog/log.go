@@ -288,33 +288,56 @@ func (l *Log) Header() Header { return l.header }
 // survives the process being killed at any later point. It survives a
 // machine crash after the next Sync.
 func (l *Log) Append(kind string, payload any) error {
-	if !validKind(kind) {
-		return fmt.Errorf("sessionlog: invalid record kind %q", kind)
+	return l.AppendAll(Entry{Kind: kind, Payload: payload})
+}
+
+// Entry is one record for [Log.AppendAll].
+type Entry struct {
+	Kind    string
+	Payload any
+}
+
+// AppendAll adds records in order, as [Log.Append] does each, in one
+// write: records that are made together (a tool call's and its result's)
+// cost one system call. Nothing is written when one cannot be encoded.
+func (l *Log) AppendAll(entries ...Entry) error {
+	if len(entries) == 0 {
+		return nil
 	}
-	raw, isRaw := payload.(json.RawMessage)
-	var encoded []byte
-	if !isRaw {
-		var err error
-		if encoded, err = json.Marshal(payload); err != nil {
-			return fmt.Errorf("sessionlog: encoding %s record: %w", kind, err)
+	encoded := make([][]byte, len(entries))
+	for i, e := range entries {
+		if !validKind(e.Kind) {
+			return fmt.Errorf("sessionlog: invalid record kind %q", e.Kind)
 		}
+		if _, isRaw := e.Payload.(json.RawMessage); isRaw {
+			continue
+		}
+		b, err := json.Marshal(e.Payload)
+		if err != nil {
+			return fmt.Errorf("sessionlog: encoding %s record: %w", e.Kind, err)
+		}
+		encoded[i] = b
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
-	if isRaw {
-		var err error
-		if encoded, err = encodeRaw(raw, &l.scratch); err != nil {
-			return fmt.Errorf("sessionlog: %s record payload: %w", kind, err)
-		}
-	}
 	line := l.line[:0]
 	if l.torn {
 		line = append(line, '\n')
 	}
-	line = appendRecord(line, kind, l.now(), encoded)
+	now := l.now()
+	for i, e := range entries {
+		b := encoded[i]
+		if raw, isRaw := e.Payload.(json.RawMessage); isRaw {
+			var err error
+			if b, err = encodeRaw(raw, &l.scratch); err != nil {
+				return fmt.Errorf("sessionlog: %s record payload: %w", e.Kind, err)
+			}
+		}
+		line = appendRecord(line, e.Kind, now, b)
+	}
 	if cap(line) <= maxKeptLine {
 		l.line = line
 	} else {
@@ -323,7 +346,10 @@ func (l *Log) Append(kind string, payload any) error {
 	n, err := writeFile(l.file, line)
 	if err != nil {
 		l.torn = l.torn && n == 0 || n > 0 && n < len(line)
-		return fmt.Errorf("sessionlog: appending %s record: %w", kind, err)
+		if len(entries) == 1 {
+			return fmt.Errorf("sessionlog: appending %s record: %w", entries[0].Kind, err)
+		}
+		return fmt.Errorf("sessionlog: appending %d records: %w", len(entries), err)
 	}
 	l.torn = false
 	return nil

@@ -643,3 +643,41 @@ func TestReadFileWhileOpen(t *testing.T) {
 		t.Errorf("missing session: %v", err)
 	}
 }
+
+// AppendAll writes its records in order with one write, and nothing when
+// one of them cannot be encoded.
+func TestAppendAll(t *testing.T) {
+	dir := t.TempDir()
+	l := newTestLog(t, dir, "batch")
+	var writes atomic.Int32
+	writeFile = func(f *os.File, b []byte) (int, error) {
+		writes.Add(1)
+		return f.Write(b)
+	}
+	t.Cleanup(func() { writeFile = (*os.File).Write })
+	if err := l.AppendAll(Entry{KindToolCall, map[string]string{"callId": "c1"}}, Entry{KindToolResult, json.RawMessage("{\n \"callId\": \"c1\"\n}")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("%d writes for two records, want 1", n)
+	}
+	if err := l.AppendAll(Entry{KindPrompt, "kept?"}, Entry{"bad\"kind", 1}); err == nil {
+		t.Error("AppendAll accepted an invalid kind")
+	}
+	if err := l.AppendAll(Entry{KindPrompt, "kept?"}, Entry{KindPrompt, json.RawMessage(`{bad`)}); err == nil {
+		t.Error("AppendAll accepted an invalid raw payload")
+	}
+	if err := l.AppendAll(); err != nil {
+		t.Error(err)
+	}
+	records, err := l.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(records); got != "header,tool/call,tool/result" {
+		t.Fatalf("records %s, want header,tool/call,tool/result", got)
+	}
+	if string(records[2].Payload) != `{"callId":"c1"}` {
+		t.Errorf("raw payload %s, want it compacted", records[2].Payload)
+	}
+}
