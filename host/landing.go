@@ -69,6 +69,34 @@ func (l Landing) Stat() (fs.FileInfo, error) {
 	return r.Stat(rel)
 }
 
+// Head returns the landing's file information, as [Landing.Stat] does,
+// and, when it is a regular file, up to n of its first bytes: what a read
+// tool checks before reading, through one opening of the root instead of
+// two. A file that is not regular is not opened (a FIFO would block, a
+// device may act on being opened).
+func (l Landing) Head(n int) (fs.FileInfo, []byte, error) {
+	r, rel, err := l.root()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	fi, err := r.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return fi, nil, err
+	}
+	f, err := r.Open(rel)
+	if err != nil {
+		return fi, nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, min(int64(n), fi.Size()+1))
+	m, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return fi, nil, err
+	}
+	return fi, buf[:m], nil
+}
+
 // Open opens the landing for reading.
 func (l Landing) Open() (*os.File, error) {
 	r, rel, err := l.root()

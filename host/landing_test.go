@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,6 +38,7 @@ func TestLandingBeneathRoot(t *testing.T) {
 		"write": func() error { return l.WriteText("forged") },
 		"read":  func() error { _, err := l.ReadText(t.Context(), 0, 0); return err },
 		"stat":  func() error { _, err := l.Stat(); return err },
+		"head":  func() error { _, _, err := l.Head(10); return err },
 		"mkdirs": func() error {
 			return (host.Landing{Written: "d/x/y", Abs: filepath.Join(ws, "d", "x", "y"), Root: ws}).MkdirParents()
 		},
@@ -77,5 +80,37 @@ func TestLandingBeneathRoot(t *testing.T) {
 	bad := host.Landing{Written: "../outside/f.txt", Abs: filepath.Join(outside, "f.txt"), Root: ws}
 	if err := bad.WriteText("forged"); err == nil {
 		t.Error("a landing outside its root was written")
+	}
+}
+
+// Head gives a regular file's information and its first bytes (no more
+// than it holds), and a FIFO's information without opening it (which
+// would block).
+func TestLandingHead(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	land := func(name string) host.Landing {
+		return host.Landing{Written: name, Abs: filepath.Join(ws, name), Root: ws}
+	}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{3, "one"}, {100, "one\ntwo\n"}} {
+		fi, head, err := land("f.txt").Head(tc.n)
+		if err != nil || fi.Size() != 8 || string(head) != tc.want {
+			t.Errorf("Head(%d) = %v, %q, %v; want size 8, %q", tc.n, fi, head, err, tc.want)
+		}
+	}
+	if _, _, err := land("missing").Head(10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Head of a missing file: %v", err)
+	}
+	if err := mkfifo(filepath.Join(ws, "fifo")); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	fi, head, err := land("fifo").Head(10)
+	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 || head != nil {
+		t.Errorf("Head of a FIFO = %v, %q, %v", fi, head, err)
 	}
 }

@@ -3,12 +3,9 @@ package tools
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/dsh-tools/dshd/host"
 )
 
 // sniffLen is how much of a file decides whether it is binary (what git
@@ -25,22 +22,6 @@ func isBinary(head []byte) bool {
 		head = head[:len(head)-1]
 	}
 	return !utf8.Valid(head)
-}
-
-// sniffFile reads the head of a landed local file and reports whether it
-// is binary.
-func sniffFile(l host.Landing) (bool, error) {
-	f, err := l.Open()
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, sniffLen)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return false, err
-	}
-	return isBinary(buf[:n]), nil
 }
 
 // NumberLines formats text as the read tool shows it: each line prefixed by

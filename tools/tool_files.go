@@ -120,7 +120,7 @@ func nthLineEnd(text string, n int) int {
 // the model can act on. Existence is decided from disk: an editor may
 // answer a missing file with empty text.
 func checkTextFile(l host.Landing, shown string) (registry.Result, bool) {
-	fi, err := l.Stat()
+	fi, head, err := l.Head(sniffLen)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s does not exist. Check the path; glob finds files by name.", shown)), true
@@ -131,9 +131,7 @@ func checkTextFile(l host.Landing, shown string) (registry.Result, bool) {
 	case !fi.Mode().IsRegular():
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is not a regular file.", shown)), true
 	}
-	if bin, err := sniffFile(l); err != nil {
-		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("cannot read %s: %v", shown, err)), true
-	} else if bin {
+	if isBinary(head) {
 		return registry.ErrorResult(registry.CodeToolError, fmt.Sprintf("%s is a binary file (%d bytes); only text files can be read. Use bash (for example file, xxd or unzip -l) to inspect it.", shown, fi.Size())), true
 	}
 	return registry.Result{}, false
