@@ -84,7 +84,7 @@ func (l Landing) Head(n int) (fs.FileInfo, []byte, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fi, nil, err
 	}
-	f, err := r.Open(rel)
+	f, err := r.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return fi, nil, err
 	}
@@ -104,7 +104,7 @@ func (l Landing) Open() (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return r.Open(rel)
+	return r.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
 }
 
 // MkdirParents creates the landing's missing parent directories beneath
