@@ -126,11 +126,6 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 // Text returns a text content block.
 func Text(text string) ContentBlock { return ContentBlock{&TextContent{Text: text}} }
 
-// Image returns an image content block; data is base64.
-func Image(data, mimeType string) ContentBlock {
-	return ContentBlock{&ImageContent{Data: data, MIMEType: mimeType}}
-}
-
 // Audio returns an audio content block; data is base64.
 func Audio(data, mimeType string) ContentBlock {
 	return ContentBlock{&AudioContent{Data: data, MIMEType: mimeType}}
@@ -138,11 +133,6 @@ func Audio(data, mimeType string) ContentBlock {
 
 // Link returns a resource_link content block.
 func Link(uri, name string) ContentBlock { return ContentBlock{&ResourceLink{URI: uri, Name: name}} }
-
-// EmbeddedText returns a "resource" block embedding a text resource.
-func EmbeddedText(uri, text string) ContentBlock {
-	return ContentBlock{&EmbeddedResource{Resource: ResourceContents{&TextResourceContents{URI: uri, Text: text}}}}
-}
 
 // ResourceContents is the untagged text/blob union inside an [EmbeddedResource]. Value is
 // *TextResourceContents or *BlobResourceContents. The variant is told apart by which of "text"

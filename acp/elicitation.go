@@ -31,11 +31,6 @@ type CreateElicitationRequest struct {
 	Meta            Meta               `json:"_meta,omitempty"`
 }
 
-// FormElicitation returns a session-scoped form-mode request.
-func FormElicitation(sessionID, message string, schema ElicitationSchema) CreateElicitationRequest {
-	return CreateElicitationRequest{Mode: ElicitationModeForm, SessionID: sessionID, Message: message, RequestedSchema: &schema}
-}
-
 // URLElicitation returns a session-scoped URL-mode request.
 func URLElicitation(sessionID, message, elicitationID, url string) CreateElicitationRequest {
 	return CreateElicitationRequest{Mode: ElicitationModeURL, SessionID: sessionID, Message: message, ElicitationID: elicitationID, URL: url}

@@ -51,12 +51,6 @@ type RequestID json.RawMessage
 // IntRequestID returns the id n.
 func IntRequestID(n int64) RequestID { return RequestID(strconv.AppendInt(nil, n, 10)) }
 
-// StringRequestID returns the id s.
-func StringRequestID(s string) RequestID {
-	b, _ := json.Marshal(s)
-	return RequestID(b)
-}
-
 // String returns the id's JSON text.
 func (id RequestID) String() string { return string(id) }
 

@@ -256,16 +256,6 @@ func AgentMessage(text string) SessionUpdate {
 	return SessionUpdate{&AgentMessageChunk{Content: Text(text)}}
 }
 
-// AgentThought returns an agent_thought_chunk update carrying text.
-func AgentThought(text string) SessionUpdate {
-	return SessionUpdate{&AgentThoughtChunk{Content: Text(text)}}
-}
-
-// UserMessage returns a user_message_chunk update carrying text.
-func UserMessage(text string) SessionUpdate {
-	return SessionUpdate{&UserMessageChunk{Content: Text(text)}}
-}
-
 // Update wraps a variant into a SessionUpdate, e.g. acp.Update(&acp.ToolCall{…}).
 func Update(v SessionUpdateVariant) SessionUpdate { return SessionUpdate{v} }
 
