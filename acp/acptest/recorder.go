@@ -144,11 +144,11 @@ func CheckSchema(t testing.TB, r *Recorder) {
 }
 
 // CheckUnstableSchema is [CheckSchema] against the unstable schema (see
-// [LoadUnstableValidator]), for transcripts that use unstable methods such
+// [loadUnstableValidator]), for transcripts that use unstable methods such
 // as session/fork.
 func CheckUnstableSchema(t testing.TB, r *Recorder) {
 	t.Helper()
-	v, err := LoadUnstableValidator()
+	v, err := loadUnstableValidator()
 	if errors.Is(err, ErrNoSchema) {
 		t.Logf("ACP unstable schema checks skipped: %v", err)
 		return

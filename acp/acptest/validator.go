@@ -84,11 +84,11 @@ func LoadValidator() (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadValidatorFile(path)
+	return loadValidatorFile(path)
 }
 
-// LoadValidatorFile loads the schema at path.
-func LoadValidatorFile(path string) (*Validator, error) {
+// loadValidatorFile loads the schema at path.
+func loadValidatorFile(path string) (*Validator, error) {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
 	if v := sharedVals[path]; v != nil {
@@ -112,10 +112,10 @@ func LoadValidatorFile(path string) (*Validator, error) {
 	return v, nil
 }
 
-// UnstableSchemaPath finds the official unstable ACP schema:
+// unstableSchemaPath finds the official unstable ACP schema:
 // $ACP_SCHEMA_UNSTABLE if set, otherwise schema.unstable.json beside the
 // stable schema [SchemaPath] finds.
-func UnstableSchemaPath() (string, error) {
+func unstableSchemaPath() (string, error) {
 	if p := os.Getenv("ACP_SCHEMA_UNSTABLE"); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("%w: ACP_SCHEMA_UNSTABLE=%s: %v", ErrNoSchema, p, err)
@@ -133,14 +133,14 @@ func UnstableSchemaPath() (string, error) {
 	return p, nil
 }
 
-// LoadUnstableValidator loads the schema found by [UnstableSchemaPath]: it
+// loadUnstableValidator loads the schema found by [unstableSchemaPath]: it
 // checks the unstable methods (session/fork) as well as the stable ones.
-func LoadUnstableValidator() (*Validator, error) {
-	path, err := UnstableSchemaPath()
+func loadUnstableValidator() (*Validator, error) {
+	path, err := unstableSchemaPath()
 	if err != nil {
 		return nil, err
 	}
-	v, err := LoadValidatorFile(path)
+	v, err := loadValidatorFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -282,9 +282,9 @@ var (
 // defFor looks a method up in the stable tables and, for an unstable
 // validator, the unstable ones.
 func (v *Validator) defFor(method string, fromAgent, result bool) (string, bool) {
-	lookup := ParamsDef
+	lookup := paramsDef
 	if result {
-		lookup = ResultDef
+		lookup = resultDef
 	}
 	if d, ok := lookup(method, fromAgent); ok {
 		return d, true
@@ -306,9 +306,9 @@ func (v *Validator) defFor(method string, fromAgent, result bool) (string, bool)
 	return d, ok
 }
 
-// ParamsDef returns the $def for the params of method as sent by the agent (fromAgent) or by
+// paramsDef returns the $def for the params of method as sent by the agent (fromAgent) or by
 // the client, and whether one is known.
-func ParamsDef(method string, fromAgent bool) (string, bool) {
+func paramsDef(method string, fromAgent bool) (string, bool) {
 	if fromAgent {
 		d, ok := agentParamsDefs[method]
 		return d, ok
@@ -317,8 +317,8 @@ func ParamsDef(method string, fromAgent bool) (string, bool) {
 	return d, ok
 }
 
-// ResultDef returns the $def for the result of method as sent by the answering side.
-func ResultDef(method string, fromAgent bool) (string, bool) {
+// resultDef returns the $def for the result of method as sent by the answering side.
+func resultDef(method string, fromAgent bool) (string, bool) {
 	if fromAgent {
 		d, ok := agentResultDefs[method]
 		return d, ok
