@@ -26,6 +26,20 @@
 //	    it is then frozen and handed to [Observer]s (tools/result), which get
 //	    their own copies and whose failures are contained.
 //
+// A listener decides, a guard can only deny, and Execute runs the call
+// (Example runs this with an approver that grants):
+//
+//	p := pipeline.New(tools) // a registry.Registry or any Lookup
+//	_ = p.AddPre("mode", func(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
+//		if exec.Kind().Mutates() {
+//			return pipeline.Ask("writes a file")
+//		}
+//		return next()
+//	}, pipeline.Last)
+//	_ = p.AddGuard("roots", func(exec *pipeline.Execution) string { return outsideRoots(exec.Subjects()) })
+//	out := p.Execute(ctx, pipeline.Input{Tool: "write", CallID: "c1", Arguments: args, Approver: human})
+//	// out.Result is what the model reads; out.Err says which stage refused.
+//
 // Every failure is an isError [registry.Result] with one of the registry's
 // error codes, never a Go error: a failing call never ends the turn.
 //
