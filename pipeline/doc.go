@@ -29,7 +29,7 @@
 // A listener decides, a guard can only deny, and Execute runs the call
 // (Example runs this with an approver that grants):
 //
-//	p := pipeline.New(tools) // a registry.Registry or any Lookup
+//	p := pipeline.New(reg) // how it finds tools: a *registry.Registry
 //	_ = p.AddPre("mode", func(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
 //		if exec.Kind().Mutates() {
 //			return pipeline.Ask("writes a file")
