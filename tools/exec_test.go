@@ -102,18 +102,27 @@ func groupGone(t *testing.T, pgid int) {
 }
 
 func TestRunCancelKillsGroup(t *testing.T) {
+	// Grandchildren in the background and in a subshell: all must die.
+	cancelKillsGroup(t, Command{Line: "echo $$; sleep 60 & (sleep 60; echo never) & sleep 60; wait"})
+}
+
+// cancelKillsGroup runs c, whose first line of output is its process
+// group id, cancels it and checks that it was killed with everything in
+// its group.
+func cancelKillsGroup(t *testing.T, c Command) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	live := &testsupport.SyncBuffer{}
+	c.Live = live
 	done := make(chan *Outcome)
 	go func() {
-		// Grandchildren in the background and in a subshell: all must die.
-		o, err := Run(ctx, Command{Line: "echo $$; sleep 60 & (sleep 60; echo never) & sleep 60; wait", Live: live})
+		o, err := Run(ctx, c)
 		if err != nil {
 			t.Error(err)
 		}
 		done <- o
 	}()
-	pgid, err := strconv.Atoi(waitLine(t, live))
+	pgid, err := strconv.Atoi(strings.TrimSpace(waitLine(t, live)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,24 +137,5 @@ func TestSandboxedRunCancelKillsGroup(t *testing.T) {
 	requireSandbox(t)
 	dir := t.TempDir()
 	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: false, WritableRoots: []string{dir}}
-	ctx, cancel := context.WithCancel(context.Background())
-	live := &testsupport.SyncBuffer{}
-	done := make(chan *Outcome)
-	go func() {
-		o, err := Run(ctx, Command{Line: "ps -o pgid= $$; sleep 60 & (sleep 60; echo never) & sleep 60; wait", Dir: dir, Live: live, Sandbox: p})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- o
-	}()
-	pgid, err := strconv.Atoi(strings.TrimSpace(waitLine(t, live)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	o := <-done
-	if !o.Cancelled || o.Signal != "SIGKILL" {
-		t.Errorf("outcome %+v", o)
-	}
-	groupGone(t, pgid)
+	cancelKillsGroup(t, Command{Line: "ps -o pgid= $$; sleep 60 & (sleep 60; echo never) & sleep 60; wait", Dir: dir, Sandbox: p})
 }
