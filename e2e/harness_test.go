@@ -263,6 +263,20 @@ func open(t testing.TB, conn *acp.AgentConn, cwd string, caps acp.ClientCapabili
 	return newSession(t, conn, cwd)
 }
 
+// writeFiles writes each file (absolute path → content), making its
+// directories.
+func writeFiles(t testing.TB, files map[string]string) {
+	t.Helper()
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // newSession creates a session in cwd with no MCP servers.
 func newSession(t testing.TB, conn *acp.AgentConn, cwd string) string {
 	t.Helper()

@@ -44,14 +44,7 @@ func pathsFixture(t *testing.T) (*fixture, string) {
 		filepath.Join(f.ws, deepLink, "keep"):                     "",
 		filepath.Join(f.ws, "d", "keep"):                          "",
 	}
-	for path, content := range files {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, files)
 	if err := os.Symlink(deepLink, filepath.Join(f.ws, "a")); err != nil {
 		t.Fatal(err)
 	}

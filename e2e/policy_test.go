@@ -37,14 +37,7 @@ func policyFixture(t *testing.T) (*fixture, string) {
 		filepath.Join(f.ws, ".git", "hooks", "README"): "hooks\n",
 		filepath.Join(f.ws, ".dshd", "settings.json"):  "{}\n",
 	}
-	for path, content := range files {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, files)
 	for link, target := range map[string]string{"link-out": outside, "link-secret": filepath.Join(outside, "secret.txt"), "link-git": ".git"} {
 		if err := os.Symlink(target, filepath.Join(f.ws, link)); err != nil {
 			t.Fatal(err)

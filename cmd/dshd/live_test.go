@@ -34,11 +34,7 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	}
 	scriptFile := filepath.Join(dir, "script.json")
 	cfg := filepath.Join(dir, "settings.json")
-	for name, body := range map[string]string{scriptFile: liveScript, cfg: `{"permissions": {"allow": ["read"]}}`} {
-		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, map[string]string{scriptFile: liveScript, cfg: `{"permissions": {"allow": ["read"]}}`})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cl := &acptest.Client{Permission: acptest.RejectOnce}
@@ -138,6 +134,16 @@ func (p *inProcess) exit(t *testing.T) {
 	_ = p.stdin.Close()
 	if code := <-p.served; code != exitOK {
 		t.Errorf("serve returned %d", code)
+	}
+}
+
+// writeFiles writes each file (path → content).
+func writeFiles(t *testing.T, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

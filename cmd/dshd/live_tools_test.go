@@ -26,11 +26,7 @@ func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
 	cwd := t.TempDir()
 	scriptFile := filepath.Join(dir, "script.json")
 	cfg := filepath.Join(dir, "settings.json")
-	for name, body := range map[string]string{scriptFile: taskScript, cfg: `{}`} {
-		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, map[string]string{scriptFile: taskScript, cfg: `{}`})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl := &acptest.Client{}
