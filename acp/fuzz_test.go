@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -164,4 +165,103 @@ func (*jsonrpc2Message) UnmarshalJSON(b []byte) error {
 	}
 	var r jsonrpc2.Response
 	return json.Unmarshal(b, &r)
+}
+
+// decodeSeeds are the session/update shapes the fast decoder this package had handled, and
+// the near misses it had to decline.
+var decodeSeeds = []string{
+	`{"sessionUpdate":"tool_call_update","toolCallId":"call-42","title":"Edit main.go","status":"completed","content":[{"type":"diff","path":"/work/cmd/main.go","oldText":"func main() {\n\tfmt.Println(\"hi\")\n}\n","newText":"x\u00e9\u2028\/"}],"locations":[{"path":"/a","line":3}]}`,
+	`{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","kind":"edit","status":"pending","content":[{"type":"content","content":{"type":"text","text":"hi","annotations":{"priority":0.5},"_meta":{"a":1}}},{"type":"terminal","terminalId":"t1"},{"type":"video","x":[1,{"y":"}"}]}],"rawInput":{"n":1.50},"rawOutput":[ 1 , 2 ],"_meta":{}}`,
+	`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"},"messageId":"m"}`,
+	`{"sessionUpdate":"agent_thought_chunk","content":{"type":"image","data":"AA==","mimeType":"image/png"}}`,
+	`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"<&>"},"extra":[true,false,null,-0.5e+3]}`,
+	`{"type":"diff","path":"p","newText":"n","oldText":null}`,
+	`{"type":"diff","path":"p","newText":"n","NewText":"m"}`,
+	`{"type":"diff","path":"p","path":"q","newText":"n"}`,
+	`{"type":"text","text":"bad \ud800 surrogate","_meta":null}`,
+	`{"type":"text","text":"ok"} `,
+	` {"type":"mystery","z":1}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","locations":[{"path":"p","line":4294967296}]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","locations":[{"path":"p","line":01}]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[],"locations":[]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[null]}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":5}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c",}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c"}x`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"c\x01"}`,
+	`{"sessionUpdate":"tool_call_update","toolCallId":"\xff"}`,
+}
+
+// FuzzDecodeSessionUpdate (was FuzzFastDecode): every union decodes to a value that
+// re-encodes to a fixed point, and json.Unmarshal and a direct UnmarshalJSON call agree.
+func FuzzDecodeSessionUpdate(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stable[SessionUpdate](t, data)
+		stable[ToolCallContent](t, data)
+		stable[ContentBlock](t, data)
+		stable[SessionNotification](t, append(append([]byte(`{"sessionId":"s","update":`), data...), '}'))
+		var viaJSON, direct SessionUpdate
+		errJSON := json.Unmarshal(data, &viaJSON)
+		if errJSON != nil || !json.Valid(data) {
+			return
+		}
+		if err := direct.UnmarshalJSON(data); err != nil || !reflect.DeepEqual(viaJSON, direct) {
+			t.Fatalf("UnmarshalJSON(%q) = %#v (%v), json.Unmarshal gives %#v", data, direct, err, viaJSON)
+		}
+	})
+}
+
+// FuzzCodecEnvelope (was FuzzFastEnvelope): whatever the codec accepts, json.Unmarshal
+// accepts too, and jsonrpc2 reads the canonical form with the same method and id.
+func FuzzCodecEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"a":[1,2,{"b":null}]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}},"x":{"y":[true,false]}}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","result":null}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"m","data":[1.5e3]}}`,
+		`{"jsonrpc":"2.0","ID":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
+		`{"jsonrpc":"2\u002e0","method":"m"}`,
+		`{"jsonrpc":null,"method":"m"}`,
+		`{"jsonrpc":"2.0","method":"m","params":{"a":01}}`,
+		`{"jsonrpc":"2.0","method":"m","params":{"a":"\ud800"}}`,
+		`{"jsonrpc":"2.0","method":"m",}`,
+		` {"jsonrpc":"2.0","method":"m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		s := newCodec(pipeRWC{Reader: bytes.NewReader(nil), write: io.Discard.Write}, nil, slog.New(slog.DiscardHandler))
+		m, ok := s.check(line)
+		if !ok {
+			return
+		}
+		var w wireMessage
+		if err := json.Unmarshal(line, &w); err != nil {
+			t.Fatalf("the codec accepted %q, json.Unmarshal: %v", line, err)
+		}
+		canonical := m.canonical(nil)
+		if !m.isCall {
+			var r jsonrpc2.Response
+			if err := json.Unmarshal(canonical, &r); err != nil {
+				t.Fatalf("jsonrpc2 cannot read %s: %v", canonical, err)
+			}
+			return
+		}
+		var r jsonrpc2.Request
+		if err := json.Unmarshal(canonical, &r); err != nil {
+			t.Fatalf("jsonrpc2 cannot read %s: %v", canonical, err)
+		}
+		if r.Method != m.method || r.Notif != (m.id == nil) {
+			t.Fatalf("jsonrpc2 read %s as %q notif=%v", canonical, r.Method, r.Notif)
+		}
+		if m.id != nil {
+			if id, ok := rpcID(m.id); !ok || id != r.ID {
+				t.Fatalf("id %s: jsonrpc2 reads %v, $/cancel_request would name %v", m.id, r.ID, id)
+			}
+		}
+	})
 }
