@@ -22,7 +22,8 @@
 // the session mode told in the conversation instead), the history and the
 // tool schemas; stream text and reasoning deltas to the editor as they arrive;
 // run the response's tool calls through [bridge.Turn.Execute] (read-only
-// ones concurrently, the others in order); hand the results back. It stops
+// ones concurrently, [MaxConcurrentCalls] at a time, the others in order);
+// hand the results back. It stops
 // when a response has no tool calls (its stop reason mapped to ACP's),
 // when the request cap is hit (max_turn_requests) or when the editor
 // cancels. A model error after something was shown ends the turn with a
