@@ -103,9 +103,20 @@ func newRawPeer(t *testing.T, newAgent func(*acp.ClientConn) acp.Router) *rawPee
 	return &rawPeer{t: t, conn: peerEnd, r: bufio.NewReader(peerEnd)}
 }
 
+// ioDeadline bounds a raw peer's read or write: a failure deadline, so it
+// is the test binary's own (less a margin to report it) where there is one.
+// A fixed 2 minutes was too short for the 16 MiB line under -race on a
+// loaded machine (131 s with two busy loops beside -count=3).
+func (p *rawPeer) ioDeadline() time.Time {
+	if d, ok := p.t.Deadline(); ok {
+		return d.Add(-10 * time.Second)
+	}
+	return time.Now().Add(10 * time.Minute)
+}
+
 func (p *rawPeer) send(line string) {
 	p.t.Helper()
-	_ = p.conn.SetWriteDeadline(time.Now().Add(2 * time.Minute))
+	_ = p.conn.SetWriteDeadline(p.ioDeadline())
 	if _, err := p.conn.Write([]byte(line + "\n")); err != nil {
 		p.t.Fatalf("write %q: %v", line, err)
 	}
@@ -123,7 +134,7 @@ type response struct {
 
 func (p *rawPeer) recv() response {
 	p.t.Helper()
-	_ = p.conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	_ = p.conn.SetReadDeadline(p.ioDeadline())
 	line, err := p.r.ReadBytes('\n')
 	if err != nil {
 		p.t.Fatalf("read: %v", err)
