@@ -91,7 +91,7 @@ func testTools() []*registry.Definition {
 			return []registry.Subject{{Kind: registry.SubjectCommand, Value: a.Command}}
 		},
 	}, func(ctx context.Context, call registry.Call, a runArgs) (registry.Result, error) {
-		h, _ := host.From(ctx)
+		h := call.Host()
 		var card *presentation.TerminalCard
 		if terms, ok := h.Terminals(); ok {
 			c, err := terms.Run(ctx, host.TerminalRequest{CallID: call.CallID(), Command: a.Command, Cwd: h.Cwd()})

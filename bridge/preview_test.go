@@ -13,7 +13,6 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -28,9 +27,9 @@ type replaceArgs struct {
 // tool does: Preview computes the diff in memory, the body writes it. Both
 // record the canonical arguments they were given.
 func replaceTool(seen func(hook string, args json.RawMessage)) *registry.Definition {
-	plan := func(ctx context.Context, a replaceArgs) (abs, before, after string, err error) {
-		h, ok := host.From(ctx)
-		if !ok {
+	plan := func(ctx context.Context, call registry.Call, a replaceArgs) (abs, before, after string, err error) {
+		h := call.Host()
+		if h == nil {
 			return "", "", "", os.ErrInvalid
 		}
 		l, err := h.Land(a.Path)
@@ -54,7 +53,7 @@ func replaceTool(seen func(hook string, args json.RawMessage)) *registry.Definit
 		},
 		Preview: func(ctx context.Context, call registry.Call, a replaceArgs) (*presentation.ResultView, error) {
 			seen("preview", call.Arguments())
-			abs, before, after, err := plan(ctx, a)
+			abs, before, after, err := plan(ctx, call, a)
 			if err != nil {
 				return nil, err
 			}
@@ -62,11 +61,11 @@ func replaceTool(seen func(hook string, args json.RawMessage)) *registry.Definit
 		},
 	}, func(ctx context.Context, call registry.Call, a replaceArgs) (registry.Result, error) {
 		seen("execute", call.Arguments())
-		abs, before, after, err := plan(ctx, a)
+		abs, before, after, err := plan(ctx, call, a)
 		if err != nil {
 			return registry.ErrorResult(registry.CodeToolError, err.Error()), nil
 		}
-		h, _ := host.From(ctx)
+		h := call.Host()
 		l, err := h.Land(a.Path)
 		if err != nil {
 			return registry.Result{}, err

@@ -39,8 +39,8 @@ func shellTool() *registry.Definition {
 			}
 			return []registry.Subject{s}
 		},
-	}, func(ctx context.Context, _ registry.Call, a shellArgs) (registry.Result, error) {
-		h, _ := host.From(ctx)
+	}, func(ctx context.Context, call registry.Call, a shellArgs) (registry.Result, error) {
+		h := call.Host()
 		p, ok, err := h.(host.Sandboxing).Sandbox()
 		if err != nil {
 			return registry.ErrorResult(registry.CodeToolError, err.Error()), nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/grants"
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
@@ -324,15 +323,7 @@ func (s *session) landing(exec *pipeline.Execution, subjects []registry.Subject)
 // callHost returns the turnHost of exec when it is one of this session's
 // calls.
 func (s *session) callHost(exec *pipeline.Execution) *turnHost {
-	ctx := exec.Context()
-	if ctx == nil {
-		return nil
-	}
-	h, ok := host.From(ctx)
-	if !ok {
-		return nil
-	}
-	th, ok := h.(*turnHost)
+	th, ok := exec.Host().(*turnHost)
 	if !ok || th.sess != s {
 		return nil
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/bridge/sessionlog"
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -333,8 +332,8 @@ func fileTool() *registry.Definition {
 		Subjects: func(_ registry.Call, a args) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path}, {Kind: registry.SubjectPath, Value: a.Path + ".out", Writes: true}}
 		}},
-		func(ctx context.Context, _ registry.Call, a args) (registry.Result, error) {
-			h, _ := host.From(ctx)
+		func(ctx context.Context, call registry.Call, a args) (registry.Result, error) {
+			h := call.Host()
 			in, err := h.Land(a.Path)
 			if err != nil {
 				return registry.Result{}, err

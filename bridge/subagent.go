@@ -1,11 +1,9 @@
 package bridge
 
 import (
-	"context"
-
 	"github.com/dsh-tools/dshd/acp"
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/registry"
 )
 
 // What a tool body needs to run nested calls on behalf of the call it
@@ -14,14 +12,10 @@ import (
 // token and Scope set to a child scope; and a way to show its progress on
 // its own card.
 
-// TurnOf returns the prompt turn running the tool call whose context ctx
-// is (the context a tool body receives), or false outside a turn.
-func TurnOf(ctx context.Context) (*Turn, bool) {
-	h, ok := host.From(ctx)
-	if !ok {
-		return nil, false
-	}
-	th, ok := h.(*turnHost)
+// TurnOf returns the prompt turn running call (the call a tool body
+// receives), or false outside a turn.
+func TurnOf(call registry.Call) (*Turn, bool) {
+	th, ok := call.Host().(*turnHost)
 	if !ok || th.turn == nil {
 		return nil, false
 	}

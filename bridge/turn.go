@@ -163,10 +163,9 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	id := s.claimCallID(call.ID)
 	def, _ := s.agent.registry.Lookup(scope, call.Name)
 	h := &turnHost{turn: t, sess: s}
-	ectx := host.With(ctx, h)
 	// The presenter sees the host too, so it can make paths absolute
 	// against the session's cwd (a card's locations must be absolute).
-	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: scope, ctx: ectx}
+	pc := presentCall{name: call.Name, id: id, args: call.Arguments, scope: scope, host: h}
 	view := s.callView(def, pc)
 	// The prefix is part of the title everywhere the call is shown (the
 	// card, the permission request).
@@ -211,12 +210,13 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	t.sendLocked(tc)
 	t.mu.Unlock()
 
-	out := s.agent.pipeline.Execute(ectx, pipeline.Input{
+	out := s.agent.pipeline.Execute(ctx, pipeline.Input{
 		Tool:      call.Name,
 		Arguments: call.Arguments,
 		CallID:    id,
 		Parent:    call.Parent,
 		Scope:     scope,
+		Host:      h,
 		Approver:  &approver{turn: t, call: oc, view: view},
 		OnStart: func(exec *pipeline.Execution) {
 			t.startedCall(exec.Token(), id)
@@ -367,16 +367,14 @@ func (t *Turn) embedTerminal(callID, terminalID string) {
 type presentCall struct {
 	name, id, scope string
 	args            json.RawMessage
-	ctx             context.Context // carries the host (host.From)
+	host            *turnHost
 }
 
 func (c presentCall) ToolName() string           { return c.name }
 func (c presentCall) CallID() string             { return c.id }
 func (c presentCall) Arguments() json.RawMessage { return c.args }
 func (c presentCall) Scope() string              { return c.scope }
-
-// Context returns the call's context, which carries the session's host.
-func (c presentCall) Context() context.Context { return c.ctx }
+func (c presentCall) Host() host.Host            { return c.host }
 
 // callView asks the tool how to show its call; a tool without a presenter,
 // an unknown tool or a presenter that panics gets its name as the title.

@@ -1,7 +1,8 @@
 // Package host defines what a running tool may ask of the session that runs
 // it (roots, where its path arguments land, file access, editor terminals,
-// live progress, the plan). The bridge implements [Host]; tools read it
-// from their context. It exists so that tools and the bridge meet without
+// live progress, the plan). The bridge implements [Host]; tools get it
+// from the call they serve (registry.Call's Host method, as go-sdk's
+// ServerRequest carries its Session). It exists so that tools and the bridge meet without
 // depending on each other.
 //
 // A tool never opens a path it re-derived from its arguments: it asks

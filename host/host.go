@@ -9,8 +9,9 @@ import (
 )
 
 // Host is what a running tool may ask of the session that runs it. The
-// bridge implements it per session and attaches it to the context of every
-// execution with [With]; first-party tools fetch it with [From].
+// bridge implements it per session and hands it to every execution, where
+// tools, presenters and hooks find it as the call's Host method
+// (registry.Call).
 type Host interface {
 	// SessionID is the ACP session id.
 	SessionID() string
@@ -101,17 +102,4 @@ type PlanEntry struct {
 	Content  string `json:"content"`
 	Priority string `json:"priority"` // high | medium | low
 	Status   string `json:"status"`   // pending | in_progress | completed
-}
-
-type hostKey struct{}
-
-// With returns a context that carries h.
-func With(ctx context.Context, h Host) context.Context {
-	return context.WithValue(ctx, hostKey{}, h)
-}
-
-// From returns the Host of ctx, if any.
-func From(ctx context.Context) (Host, bool) {
-	h, ok := ctx.Value(hostKey{}).(Host)
-	return h, ok
 }

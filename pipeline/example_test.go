@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -66,4 +67,44 @@ func Example() {
 	// false wrote {"path":"/work/a.txt"}
 	// true denied by guard "roots": /etc/passwd is outside the workspace
 	// true invalid arguments at byte 9: invalid character 'N' looking for a value
+}
+
+// session is a host.Host of which the example needs the working directory
+// only; the bridge's host implements every method.
+type session struct {
+	host.Host
+	cwd string
+}
+
+func (s session) Cwd() string { return s.cwd }
+
+// A typed tool reaches the session that runs it through the call, as
+// go-sdk's handlers reach theirs through the request.
+func Example_host() {
+	type pwdArgs struct {
+		Verbose *bool `json:"verbose,omitempty" desc:"Say more"`
+	}
+	pwd := registry.MustDefine(registry.Spec[pwdArgs]{
+		Name: "pwd", Description: "Print the session's working directory.",
+	}, func(_ context.Context, call registry.Call, a pwdArgs) (registry.Result, error) {
+		h := call.Host()
+		if h == nil {
+			return registry.ErrorResult(registry.CodeToolError, "pwd needs a session"), nil
+		}
+		if a.Verbose != nil && *a.Verbose {
+			return registry.TextResult("the working directory is " + h.Cwd()), nil
+		}
+		return registry.TextResult(h.Cwd()), nil
+	})
+	p := pipeline.New(oneTool{pwd})
+	for _, in := range []pipeline.Input{
+		{Tool: "pwd", CallID: "c1", Arguments: json.RawMessage(`{"verbose":true}`), Host: session{cwd: "/work/project"}},
+		{Tool: "pwd", CallID: "c2"},
+	} {
+		out := p.Execute(context.Background(), in)
+		fmt.Println(out.Result.IsError, out.Result.Content[0].Text)
+	}
+	// Output:
+	// false the working directory is /work/project
+	// true pwd needs a session
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -50,6 +51,10 @@ type Input struct {
 	// call. Scope guards, tool visibility and the circuit breaker are per
 	// scope.
 	Scope string
+	// Host is the session the call runs in, which the tool, its presenters
+	// and every hook reach through [Execution.Host]; nil runs the call
+	// without one.
+	Host host.Host
 	// Approver answers "ask" decisions. Nil means there is no agent (no
 	// human) behind the call: every ask becomes a denial.
 	Approver Approver
@@ -112,6 +117,7 @@ type Execution struct {
 	def      *registry.Definition
 	kind     presentation.ToolCallKind
 	subjects []registry.Subject
+	host     host.Host
 	ctx      context.Context
 }
 
@@ -131,6 +137,9 @@ func (e *Execution) CallID() string { return e.callID }
 
 // Scope names the scope making the call.
 func (e *Execution) Scope() string { return e.scope }
+
+// Host is the session the call runs in ([Input.Host]), nil when none.
+func (e *Execution) Host() host.Host { return e.host }
 
 // Arguments returns a fresh copy of the canonical arguments (see
 // [Execution.ArgumentsString] for a copy-free view). It is nil when the

@@ -128,6 +128,7 @@ func (p *Pipeline) Execute(ctx context.Context, in Input) Outcome {
 		callID: in.CallID,
 		scope:  in.Scope,
 		kind:   presentation.KindOther,
+		host:   in.Host,
 		ctx:    ctx,
 	}
 	def, ok := p.tools.Lookup(in.Scope, in.Tool)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/dsh-tools/dshd/host"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -407,6 +408,7 @@ func (c fakeCall) ToolName() string           { return "read" }
 func (c fakeCall) CallID() string             { return "call-1" }
 func (c fakeCall) Arguments() json.RawMessage { return json.RawMessage(c.args) }
 func (c fakeCall) Scope() string              { return "s" }
+func (c fakeCall) Host() host.Host            { return nil }
 
 func TestTypedHooks(t *testing.T) {
 	d := MustDefine(Spec[readArgs]{

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 )
 
 // Call is what a tool body, a presenter or a subject function sees of the
-// call being made: its identity and its frozen arguments. The pipeline's
+// call being made: its identity, its frozen arguments and the session it
+// runs in (as go-sdk's ServerRequest carries its Session). The pipeline's
 // *pipeline.Execution implements it; tests may implement it themselves.
 type Call interface {
 	// ToolName is the name the model called.
@@ -21,6 +23,11 @@ type Call interface {
 	// Scope names the scope (session, or subagent within a session) that
 	// made the call.
 	Scope() string
+	// Host is the session running the call: its roots, where the call's
+	// paths land, files, terminals, progress. It is nil for a call made
+	// outside a session (a pipeline run without a host), which a tool that
+	// needs one refuses.
+	Host() host.Host
 }
 
 // SubjectKind says what a policy subject names.
@@ -94,7 +101,8 @@ type Definition struct {
 	// Preview, optional, shows what the call would do before it is
 	// allowed: the diff an edit would make, computed without writing
 	// anything. The bridge shows it in the permission request. ctx is the
-	// execution's context (the host is attached, as for Execute). A nil
+	// execution's context; call.Host() is the session's host, as for
+	// Execute. A nil
 	// view or an error means "no preview": it never blocks the ask, and
 	// the call reports its own failure when it runs.
 	Preview func(ctx context.Context, call Call) (*presentation.ResultView, error)

@@ -1,10 +1,8 @@
 package tools
 
 import (
-	"context"
 	"time"
 
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -80,7 +78,7 @@ type toolset struct {
 // Builtin returns the first-party tools: read, write, edit, glob, grep,
 // bash, bash_output, bash_kill and todo. They are stateless apart from
 // opts.Jobs, so one set serves every session: each call finds its session
-// through [host.From].
+// through [registry.Call.Host].
 func Builtin(opts Options) []*registry.Definition {
 	t := &toolset{opts: opts.withDefaults()}
 	return []*registry.Definition{
@@ -92,22 +90,11 @@ func Builtin(opts Options) []*registry.Definition {
 }
 
 // errNoHost is the result of a call made outside a session.
-var errNoHost = registry.ErrorResult(registry.CodeToolError, "this tool needs a session (no host in the call's context)")
+var errNoHost = registry.ErrorResult(registry.CodeToolError, "this tool needs a session (the call has no host)")
 
 // toolError is a failure the model can act on.
 func toolError(msg string) (registry.Result, error) {
 	return registry.ErrorResult(registry.CodeToolError, msg), nil
-}
-
-// callHost returns the Host of a call's own context when the Call offers
-// one (the pipeline's Execution does), so presenters can show absolute
-// locations for relative paths.
-func callHost(call registry.Call) (host.Host, bool) {
-	c, ok := call.(interface{ Context() context.Context })
-	if !ok || c.Context() == nil {
-		return nil, false
-	}
-	return host.From(c.Context())
 }
 
 // displayPath returns the absolute form of p when the call's cwd is known,
@@ -119,7 +106,7 @@ func displayPath(call registry.Call, p string) (string, bool) {
 	if isAbs(p) {
 		return absPath("/", p), true
 	}
-	if h, ok := callHost(call); ok {
+	if h := call.Host(); h != nil {
 		return absPath(h.Cwd(), p), true
 	}
 	return p, false

@@ -15,6 +15,6 @@
 //	// or use a function directly:
 //	out, n, err := tools.ApplyEdits(text, []tools.Edit{{Old: "a := 1", New: "x := 1"}})
 //
-// Tools reach their session through [host.From]; they never import the
-// bridge.
+// Tools reach their session through the call ([registry.Call.Host]); they
+// never import the bridge.
 package tools

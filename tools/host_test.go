@@ -70,31 +70,33 @@ func (p *fakeProgress) Started(cwd string) {
 
 func (p *fakeProgress) Write(b []byte) (int, error) { return p.progress.Write(b) }
 
-// fakeCall is a registry.Call whose context carries the host, as the
-// pipeline's Execution does.
+// fakeCall is a registry.Call of a session's host, as the pipeline's
+// Execution is.
 type fakeCall struct {
 	name, id string
 	args     json.RawMessage
-	ctx      context.Context
+	host     host.Host
 }
 
 func (c *fakeCall) ToolName() string           { return c.name }
 func (c *fakeCall) CallID() string             { return c.id }
 func (c *fakeCall) Arguments() json.RawMessage { return c.args }
 func (c *fakeCall) Scope() string              { return "sess-1" }
-func (c *fakeCall) Context() context.Context   { return c.ctx }
+func (c *fakeCall) Host() host.Host            { return c.host }
 
-// harness runs the built-in tools against a fake host.
+// harness runs the built-in tools against a fake host: host is the calls'
+// host (h, unless a test wraps it), ctx their context.
 type harness struct {
 	t    *testing.T
 	h    *fakeHost
+	host host.Host
 	ctx  context.Context
 	defs map[string]*registry.Definition
 }
 
 func newHarness(t *testing.T, cwd string, opts Options) *harness {
 	h := newFakeHost(cwd)
-	hs := &harness{t: t, h: h, ctx: host.With(context.Background(), h), defs: map[string]*registry.Definition{}}
+	hs := &harness{t: t, h: h, host: h, ctx: context.Background(), defs: map[string]*registry.Definition{}}
 	for _, d := range Builtin(opts) {
 		hs.defs[d.Name] = d
 	}
@@ -107,7 +109,7 @@ func (hs *harness) call(name string, args any) *fakeCall {
 	if err != nil {
 		hs.t.Fatal(err)
 	}
-	return &fakeCall{name: name, id: "call-1", args: raw, ctx: hs.ctx}
+	return &fakeCall{name: name, id: "call-1", args: raw, host: hs.host}
 }
 
 // run executes a tool; an error from Execute (bad args) fails the test.

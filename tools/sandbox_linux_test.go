@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/sandbox"
 )
@@ -51,7 +50,7 @@ func sandboxHarness(t *testing.T, mode sandbox.Mode, opts Options) (*harness, st
 	hs := newHarness(t, cwd, opts)
 	sh := &sandboxHost{fakeHost: hs.h, policy: sandbox.Policy{Mode: mode, Network: true, WritableRoots: []string{cwd},
 		Protected: []string{filepath.Join(cwd, ".git"), filepath.Join(cwd, ".dshd")}}}
-	hs.ctx = host.With(context.Background(), sh)
+	hs.host = sh
 	return hs, cwd
 }
 
@@ -92,7 +91,7 @@ func TestBashEscalatedRunsUnsandboxed(t *testing.T) {
 
 func TestBashRequiredSandboxRefuses(t *testing.T) {
 	hs, cwd := sandboxHarness(t, sandbox.ModeWorkspaceWrite, Options{})
-	hs.ctx = host.With(context.Background(), &sandboxHost{fakeHost: hs.h, err: errors.New("sandbox.required is set and Landlock is missing")})
+	hs.host = &sandboxHost{fakeHost: hs.h, err: errors.New("sandbox.required is set and Landlock is missing")}
 	r := hs.run("bash", BashArgs{Command: "touch made"})
 	if !r.IsError || !strings.Contains(text(r), "sandbox.required") {
 		t.Errorf("result = %+v", r)

@@ -120,8 +120,8 @@ func commandTitle(cmd string) string {
 }
 
 func (t *toolset) bash(ctx context.Context, call registry.Call, a BashArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	timeout := t.opts.BashTimeout
@@ -278,8 +278,8 @@ func jobResult[A any](call registry.Call, a A, r registry.Result) *presentation.
 }
 
 func (t *toolset) bashOutput(ctx context.Context, call registry.Call, a BashOutputArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	if t.opts.Jobs == nil {
@@ -352,8 +352,8 @@ func (t *toolset) bashKillTool() *registry.Definition {
 }
 
 func (t *toolset) bashKill(ctx context.Context, call registry.Call, a BashKillArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	if t.opts.Jobs == nil {

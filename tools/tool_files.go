@@ -68,8 +68,8 @@ func presentRead(_ registry.Call, a ReadArgs, r registry.Result) *presentation.R
 }
 
 func (t *toolset) read(ctx context.Context, call registry.Call, a ReadArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	l, err := h.Land(a.Path)
@@ -170,8 +170,8 @@ func diffResult[A any](call registry.Call, a A, r registry.Result) *presentation
 }
 
 func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	l, err := h.Land(a.Path)
@@ -195,9 +195,9 @@ func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (r
 
 // previewWrite is the diff write would make, computed without writing.
 func previewWrite(ctx context.Context, call registry.Call, a WriteArgs) (*presentation.ResultView, error) {
-	h, ok := host.From(ctx)
-	if !ok {
-		return nil, errors.New("no host in the call's context")
+	h := call.Host()
+	if h == nil {
+		return nil, errors.New("the call has no host")
 	}
 	l, err := h.Land(a.Path)
 	if err != nil {
@@ -302,8 +302,8 @@ func (a EditArgs) edits() ([]Edit, error) {
 }
 
 func (t *toolset) edit(ctx context.Context, call registry.Call, a EditArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	p, failure := planEdit(ctx, h, a)
@@ -326,9 +326,9 @@ func (t *toolset) edit(ctx context.Context, call registry.Call, a EditArgs) (reg
 // previewEdit is the diff edit would make, computed in memory without
 // writing. An edit that would fail (old text not found) has no preview.
 func previewEdit(ctx context.Context, call registry.Call, a EditArgs) (*presentation.ResultView, error) {
-	h, ok := host.From(ctx)
-	if !ok {
-		return nil, errors.New("no host in the call's context")
+	h := call.Host()
+	if h == nil {
+		return nil, errors.New("the call has no host")
 	}
 	p, failure := planEdit(ctx, h, a)
 	if failure != nil {

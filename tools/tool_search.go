@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -48,8 +47,8 @@ func derefOr(p *string, d string) string {
 }
 
 func (t *toolset) glob(ctx context.Context, call registry.Call, a GlobArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	// The walk starts where the policy landed the glob's directory.
@@ -114,8 +113,8 @@ func (t *toolset) grepTool() *registry.Definition {
 }
 
 func (t *toolset) grep(ctx context.Context, call registry.Call, a GrepArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	cwd := h.Cwd()

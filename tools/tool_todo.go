@@ -36,8 +36,8 @@ func (t *toolset) todoTool() *registry.Definition {
 }
 
 func (t *toolset) todo(ctx context.Context, call registry.Call, a TodoArgs) (registry.Result, error) {
-	h, ok := host.From(ctx)
-	if !ok {
+	h := call.Host()
+	if h == nil {
 		return errNoHost, nil
 	}
 	entries := make([]host.PlanEntry, len(a.Todos))

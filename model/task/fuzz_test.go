@@ -3,6 +3,7 @@ package task_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/dsh-tools/dshd/host"
 	"testing"
 
 	"github.com/dsh-tools/dshd/model"
@@ -19,6 +20,7 @@ func (c fakeCall) ToolName() string           { return task.Name }
 func (c fakeCall) CallID() string             { return "c1" }
 func (c fakeCall) Arguments() json.RawMessage { return c.args }
 func (c fakeCall) Scope() string              { return "s" }
+func (c fakeCall) Host() host.Host            { return nil }
 
 // FuzzArguments feeds arbitrary arguments to the task tool outside a turn:
 // it must always answer with an isError result (invalid arguments, an

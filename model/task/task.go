@@ -13,7 +13,6 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge"
-	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/presentation"
@@ -226,9 +225,9 @@ func (t *tool) execute(ctx context.Context, call registry.Call, raw json.RawMess
 	if !ok {
 		return registry.ErrorResult(registry.CodeToolError, "task runs only through the tool pipeline"), nil
 	}
-	turn, ok := bridge.TurnOf(ctx)
-	h, hok := host.From(ctx)
-	if !ok || !hok {
+	turn, ok := bridge.TurnOf(call)
+	h := call.Host()
+	if !ok || h == nil {
 		return registry.ErrorResult(registry.CodeToolError, "task runs only inside a prompt turn"), nil
 	}
 	parentScope := call.Scope()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dsh-tools/dshd/host"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -105,6 +106,7 @@ func (c call) ToolName() string           { return c.name }
 func (c call) CallID() string             { return "c1" }
 func (c call) Arguments() json.RawMessage { return nil }
 func (c call) Scope() string              { return "s" }
+func (c call) Host() host.Host            { return nil }
 
 func byName(t *testing.T, defs []*registry.Definition, name string) *registry.Definition {
 	t.Helper()
