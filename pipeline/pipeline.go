@@ -226,7 +226,7 @@ func (p *Pipeline) logPanic(where string, exec *Execution, v any) {
 // call.
 func (p *Pipeline) policy(ctx context.Context, exec *Execution, approver Approver) error {
 	h := p.hooks.Load()
-	w := &waterfall{p: p, exec: exec, chain: h.pre, depth: -1}
+	w := &waterfall[PreListener, struct{}, PreDecision]{p: p, exec: exec, chain: h.pre, depth: -1}
 	d := w.next()
 	switch d.Action {
 	case PreAllowOnce, PreAsk:
@@ -302,21 +302,79 @@ func (p *Pipeline) runGuard(exec *Execution, g named[Guard]) (reason string) {
 	return g.fn(exec)
 }
 
-// waterfall runs the tools/pre-execute chain. depth is the index of the
-// listener currently running; next runs the one after it. Listeners must
-// call next synchronously.
-type waterfall struct {
+// waterfall runs a listener chain, tools/pre-execute or
+// tools/post-execute: depth is the index of the listener currently
+// running; next runs the one after it, and end is the decision when the
+// chain is exhausted. Listeners must call next synchronously. A listener
+// that panics is contained and decides what its decision type says
+// ([PreDecision.failed]: deny; [PostDecision.failed]: block, failing
+// closed, since a post listener may exist to redact the result).
+type waterfall[L listener[X, D], X any, D decision[D]] struct {
 	p     *Pipeline
 	exec  *Execution
-	chain chain[PreListener]
+	arg   X // what the listeners judge besides exec: post-execute's result
+	chain chain[L]
 	depth int
-	nextf func() PreDecision
+	nextf func() D
 }
 
-func (w *waterfall) next() PreDecision {
+// listener is a PreListener (X is struct{}) or a PostListener (X is the
+// result).
+type listener[X, D any] interface {
+	decide(exec *Execution, arg X, next func() D) D
+}
+
+// decision is a PreDecision or a PostDecision; its methods work on the
+// zero value too.
+type decision[D any] interface {
+	// exhausted is the decision when no listener decided.
+	exhausted(p *Pipeline) D
+	decidedBy(name string) D
+	failed(name string, panicked any) D
+	// stage names the stage in logs.
+	stage() string
+}
+
+func (l PreListener) decide(exec *Execution, _ struct{}, next func() PreDecision) PreDecision {
+	return l(exec, next)
+}
+
+func (l PostListener) decide(exec *Execution, result registry.Result, next func() PostDecision) PostDecision {
+	return l(exec, result, next)
+}
+
+func (PreDecision) exhausted(p *Pipeline) PreDecision { return p.defaultDecision }
+func (PostDecision) exhausted(*Pipeline) PostDecision { return PostDecision{by: DefaultDecider} }
+func (PreDecision) stage() string                     { return StagePreExecute }
+func (PostDecision) stage() string                    { return StagePostExecute }
+
+func (d PreDecision) decidedBy(name string) PreDecision {
+	if d.by == "" {
+		d.by = name
+	}
+	return d
+}
+
+func (d PostDecision) decidedBy(name string) PostDecision {
+	if d.by == "" {
+		d.by = name
+	}
+	return d
+}
+
+func (PreDecision) failed(name string, v any) PreDecision {
+	return PreDecision{Action: PreDeny, Reason: fmt.Sprintf("the listener failed (panic: %v)", v), by: name}
+}
+
+func (PostDecision) failed(name string, _ any) PostDecision {
+	return PostDecision{Action: PostBlock, Feedback: fmt.Sprintf("the result could not be checked (%s listener %q failed)", StagePostExecute, name), by: name}
+}
+
+func (w *waterfall[L, X, D]) next() D {
 	i := w.depth + 1
 	if i >= len(w.chain) {
-		return w.p.defaultDecision
+		var zero D
+		return zero.exhausted(w.p)
 	}
 	if w.nextf == nil {
 		w.nextf = w.next
@@ -328,18 +386,14 @@ func (w *waterfall) next() PreDecision {
 	return d
 }
 
-func (w *waterfall) run(l named[PreListener]) (d PreDecision) {
+func (w *waterfall[L, X, D]) run(l named[L]) (d D) {
 	defer func() {
 		if v := recover(); v != nil {
-			w.p.logPanic("pre-execute listener "+l.name, w.exec, v)
-			d = PreDecision{Action: PreDeny, Reason: fmt.Sprintf("the listener failed (panic: %v)", v), by: l.name}
+			w.p.logPanic(d.stage()+" listener "+l.name, w.exec, v)
+			d = d.failed(l.name, v)
 		}
 	}()
-	d = l.fn(w.exec, w.nextf)
-	if d.by == "" {
-		d.by = l.name
-	}
-	return d
+	return l.fn.decide(w.exec, w.arg, w.nextf).decidedBy(l.name)
 }
 
 // dispatch runs tools/execute: the wrappers, then the tool.
@@ -491,7 +545,7 @@ func (p *Pipeline) postExecute(exec *Execution, r registry.Result) registry.Resu
 	if len(h.post) == 0 {
 		return r
 	}
-	w := &postWaterfall{p: p, exec: exec, result: r, chain: h.post, depth: -1}
+	w := &waterfall[PostListener, registry.Result, PostDecision]{p: p, exec: exec, arg: r, chain: h.post, depth: -1}
 	d := w.next()
 	switch d.Action {
 	case PostReplace:
@@ -509,45 +563,6 @@ func (p *Pipeline) postExecute(exec *Execution, r registry.Result) registry.Resu
 		return r
 	}
 	return failure(registry.CodeToolError, fmt.Sprintf("%s listener %q returned an unknown action", StagePostExecute, d.by))
-}
-
-type postWaterfall struct {
-	p      *Pipeline
-	exec   *Execution
-	result registry.Result
-	chain  chain[PostListener]
-	depth  int
-	nextf  func() PostDecision
-}
-
-func (w *postWaterfall) next() PostDecision {
-	i := w.depth + 1
-	if i >= len(w.chain) {
-		return PostDecision{by: DefaultDecider}
-	}
-	if w.nextf == nil {
-		w.nextf = w.next
-	}
-	saved := w.depth
-	w.depth = i
-	d := w.run(w.chain[i])
-	w.depth = saved
-	return d
-}
-
-func (w *postWaterfall) run(l named[PostListener]) (d PostDecision) {
-	defer func() {
-		if v := recover(); v != nil {
-			// Fail closed: a post listener may exist to redact the result.
-			w.p.logPanic("post-execute listener "+l.name, w.exec, v)
-			d = PostDecision{Action: PostBlock, Feedback: fmt.Sprintf("the result could not be checked (%s listener %q failed)", StagePostExecute, l.name), by: l.name}
-		}
-	}()
-	d = l.fn(w.exec, w.result, w.nextf)
-	if d.by == "" {
-		d.by = l.name
-	}
-	return d
 }
 
 func stageDetails(stage, by string) json.RawMessage {
