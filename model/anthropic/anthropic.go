@@ -3,13 +3,10 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/dsh-tools/dshd/model/internal/httpx"
-	"github.com/dsh-tools/dshd/model/internal/sse"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 
@@ -72,11 +69,7 @@ func New(cfg Config) *Provider {
 
 // Stream implements [llm.Provider].
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
-	body, err := json.Marshal(p.buildRequest(req))
-	if err != nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}, fmt.Errorf("anthropic: encoding request: %w", err)
-	}
-	return httpx.RunStream(ctx, p.cfg.Transport, providerName, func(ctx context.Context) (*llm.Response, bool, error) {
+	return httpx.StreamJSON(ctx, p.cfg.Transport, providerName, p.buildRequest(req), func(ctx context.Context, body []byte) (*llm.Response, bool, error) {
 		s := newStreamState(emit)
 		err := p.attempt(ctx, body, s)
 		return s.response(), s.emitted, err
@@ -96,26 +89,14 @@ func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) err
 		return err
 	}
 	defer st.Close()
-	r := sse.NewReader(st.Body)
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) && ctx.Err() == nil {
-				if s.stopped {
-					return nil
-				}
-				return fmt.Errorf("anthropic: %w (no message_stop)", llm.ErrTruncated)
-			}
-			return httpx.ReadError(ctx, providerName, err)
+	return httpx.ReadEvents(ctx, providerName, st.Body, func(typ, data string) (bool, error) {
+		return s.handle(typ, []byte(data))
+	}, func() error {
+		if s.stopped {
+			return nil
 		}
-		if strings.TrimSpace(ev.Data) == "" {
-			continue
-		}
-		done, err := s.handle(ev.Type, []byte(ev.Data))
-		if err != nil || done {
-			return err
-		}
-	}
+		return fmt.Errorf("anthropic: %w (no message_stop)", llm.ErrTruncated)
+	})
 }
 
 type wireError struct {

@@ -3,13 +3,10 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/dsh-tools/dshd/model/internal/httpx"
-	"github.com/dsh-tools/dshd/model/internal/sse"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 
@@ -77,11 +74,7 @@ func New(cfg Config) *Provider {
 
 // Stream implements [llm.Provider].
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
-	body, err := json.Marshal(p.buildRequest(req))
-	if err != nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}, fmt.Errorf("openai: encoding request: %w", err)
-	}
-	return httpx.RunStream(ctx, p.cfg.Transport, providerName, func(ctx context.Context) (*llm.Response, bool, error) {
+	return httpx.StreamJSON(ctx, p.cfg.Transport, providerName, p.buildRequest(req), func(ctx context.Context, body []byte) (*llm.Response, bool, error) {
 		s := newStreamState(emit)
 		err := p.attempt(ctx, body, s)
 		return s.response(), s.emitted, err
@@ -105,29 +98,17 @@ func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) err
 		// The server ignored "stream": true and sent the whole completion.
 		return s.whole(st.Body)
 	}
-	r := sse.NewReader(st.Body)
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) && ctx.Err() == nil {
-				if s.finished {
-					return s.finish()
-				}
-				return fmt.Errorf("openai: %w (no finish_reason or [DONE])", llm.ErrTruncated)
-			}
-			return httpx.ReadError(ctx, providerName, err)
-		}
-		data := strings.TrimSpace(ev.Data)
+	return httpx.ReadEvents(ctx, providerName, st.Body, func(typ, data string) (bool, error) {
 		if data == "[DONE]" {
+			return true, s.finish()
+		}
+		return false, s.handle(typ, []byte(data))
+	}, func() error {
+		if s.finished {
 			return s.finish()
 		}
-		if data == "" {
-			continue
-		}
-		if err := s.handle(ev.Type, []byte(data)); err != nil {
-			return err
-		}
-	}
+		return fmt.Errorf("openai: %w (no finish_reason or [DONE])", llm.ErrTruncated)
+	})
 }
 
 type wireError struct {

@@ -170,14 +170,14 @@ func TestWithDefaults(t *testing.T) {
 func TestReadError(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := ReadError(ctx, "p", io.ErrUnexpectedEOF); !errors.Is(err, context.Canceled) {
+	if err := readError(ctx, "p", io.ErrUnexpectedEOF); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	if err := ReadError(t.Context(), "p", io.ErrUnexpectedEOF); !errors.Is(err, llm.ErrTruncated) || !errors.Is(err, io.ErrUnexpectedEOF) {
+	if err := readError(t.Context(), "p", io.ErrUnexpectedEOF); !errors.Is(err, llm.ErrTruncated) || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("cut: %v", err)
 	}
 	boom := errors.New("boom")
-	if err := ReadError(t.Context(), "p", boom); !errors.Is(err, boom) || errors.Is(err, llm.ErrTruncated) {
+	if err := readError(t.Context(), "p", boom); !errors.Is(err, boom) || errors.Is(err, llm.ErrTruncated) {
 		t.Errorf("other: %v", err)
 	}
 }

@@ -3,13 +3,16 @@ package httpx
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/dsh-tools/dshd/model/internal/sse"
 	"github.com/dsh-tools/dshd/model/llm"
 )
 
@@ -102,11 +105,47 @@ func OpenPost(ctx context.Context, t Transport, p Post) (*Stream, error) {
 	return Open(ctx, t.HTTPClient, req, t.IdleTimeout, p.Provider, p.Secret, p.Parse)
 }
 
-// ReadError describes a failed read of an event stream other than a clean
-// end (io.EOF, which only the adapter can judge): ctx's error if it
-// ended, an error wrapping [llm.ErrTruncated] for a stream cut mid-event,
-// else the read error.
-func ReadError(ctx context.Context, provider string, err error) error {
+// StreamJSON encodes request once and runs attempt with the encoded body
+// under t's retry policy, as [RunStream] does.
+func StreamJSON(ctx context.Context, t Transport, provider string, request any, attempt func(ctx context.Context, body []byte) (resp *llm.Response, emitted bool, err error)) (*llm.Response, error) {
+	body, err := json.Marshal(request)
+	if err != nil {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}, fmt.Errorf("%s: encoding request: %w", provider, err)
+	}
+	return RunStream(ctx, t, provider, func(ctx context.Context) (*llm.Response, bool, error) {
+		return attempt(ctx, body)
+	})
+}
+
+// ReadEvents reads the server-sent events of body and hands each
+// non-empty one to event (its data trimmed) until event reports done or
+// fails. At a clean end of the stream it returns what end says (nil when
+// the message was complete, a truncation error when it was not: only the
+// adapter can tell); any other failed read is described by [readError].
+func ReadEvents(ctx context.Context, provider string, body io.Reader, event func(typ, data string) (done bool, err error), end func() error) error {
+	r := sse.NewReader(body)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) && ctx.Err() == nil {
+				return end()
+			}
+			return readError(ctx, provider, err)
+		}
+		data := strings.TrimSpace(ev.Data)
+		if data == "" {
+			continue
+		}
+		if done, err := event(ev.Type, data); err != nil || done {
+			return err
+		}
+	}
+}
+
+// readError describes a failed read of an event stream other than a clean
+// end: ctx's error if it ended, an error wrapping [llm.ErrTruncated] for a
+// stream cut mid-event, else the read error.
+func readError(ctx context.Context, provider string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
