@@ -69,11 +69,7 @@ func New(cfg Config) *Provider {
 
 // Stream implements [llm.Provider].
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
-	return httpx.StreamJSON(ctx, p.cfg.Transport, providerName, p.buildRequest(req), func(ctx context.Context, body []byte) (*llm.Response, bool, error) {
-		s := newStreamState(emit)
-		err := p.attempt(ctx, body, s)
-		return s.response(), s.emitted, err
-	})
+	return httpx.StreamJSON(ctx, p.cfg.Transport, providerName, p.buildRequest(req), func() *streamState { return newStreamState(emit) }, p.attempt)
 }
 
 func (p *Provider) attempt(ctx context.Context, body []byte, s *streamState) error {

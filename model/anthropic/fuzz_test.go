@@ -88,7 +88,7 @@ func FuzzStreamEvents(f *testing.F) {
 				break
 			}
 		}
-		resp := s.response()
+		resp := s.Response()
 		c.Check(t, resp)
 		deltas := map[int]string{}
 		for _, e := range c.Events {

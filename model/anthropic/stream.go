@@ -251,7 +251,11 @@ func (b *blockAcc) call() llm.ToolCall {
 
 // response assembles the blocks in index order. Tool calls whose block
 // never stopped are incomplete and left out.
-func (s *streamState) response() *llm.Response {
+// Emitted reports whether the attempt emitted anything (see [httpx.State]).
+func (s *streamState) Emitted() bool { return s.emitted }
+
+// Response is the attempt's response so far (see [httpx.State]).
+func (s *streamState) Response() *llm.Response {
 	r := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Usage: s.usage, Model: s.model}
 	idx := make([]int, 0, len(s.blocks))
 	for i := range s.blocks {

@@ -117,7 +117,7 @@ func FuzzStreamChunks(f *testing.F) {
 				t.Fatalf("finish: %v", err)
 			}
 		}
-		resp := s.response()
+		resp := s.Response()
 		c.Check(t, resp)
 
 		// Strictly: a finished call's arguments are its deltas ("{}" only
@@ -214,6 +214,6 @@ func FuzzWholeResponse(f *testing.F) {
 		if err != nil && s.done {
 			t.Fatalf("whole completed the response and failed: %v", err)
 		}
-		c.Check(t, s.response())
+		c.Check(t, s.Response())
 	})
 }

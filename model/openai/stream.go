@@ -261,7 +261,11 @@ func (s *streamState) call(c *callAcc) llm.ToolCall {
 
 // response builds the message from what was accumulated; tool calls are
 // included only once the stream completed.
-func (s *streamState) response() *llm.Response {
+// Emitted reports whether the attempt emitted anything (see [httpx.State]).
+func (s *streamState) Emitted() bool { return s.emitted }
+
+// Response is the attempt's response so far (see [httpx.State]).
+func (s *streamState) Response() *llm.Response {
 	r := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Usage: s.usage, Model: s.model}
 	if s.thinking.Len() > 0 {
 		r.Message.Parts = append(r.Message.Parts, &llm.Reasoning{Text: s.thinking.String(), Provider: providerName})

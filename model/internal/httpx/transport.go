@@ -105,15 +105,26 @@ func OpenPost(ctx context.Context, t Transport, p Post) (*Stream, error) {
 	return Open(ctx, t.HTTPClient, req, t.IdleTimeout, p.Provider, p.Secret, p.Parse)
 }
 
-// StreamJSON encodes request once and runs attempt with the encoded body
-// under t's retry policy, as [RunStream] does.
-func StreamJSON(ctx context.Context, t Transport, provider string, request any, attempt func(ctx context.Context, body []byte) (resp *llm.Response, emitted bool, err error)) (*llm.Response, error) {
+// State is what an adapter accumulates during one attempt: the response
+// so far (never nil) and whether anything was emitted, which forbids a
+// retry.
+type State interface {
+	Response() *llm.Response
+	Emitted() bool
+}
+
+// StreamJSON encodes request once and runs attempts under t's retry policy
+// ([RunStream]): each gets the encoded body and a fresh state from
+// newState, and the state makes the attempt's response.
+func StreamJSON[S State](ctx context.Context, t Transport, provider string, request any, newState func() S, attempt func(ctx context.Context, body []byte, s S) error) (*llm.Response, error) {
 	body, err := json.Marshal(request)
 	if err != nil {
 		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}, fmt.Errorf("%s: encoding request: %w", provider, err)
 	}
 	return RunStream(ctx, t, provider, func(ctx context.Context) (*llm.Response, bool, error) {
-		return attempt(ctx, body)
+		s := newState()
+		err := attempt(ctx, body, s)
+		return s.Response(), s.Emitted(), err
 	})
 }
 
