@@ -9,13 +9,16 @@
 // retry, and the event loop with its end-of-stream handling
 // ([ReadEvents]):
 //
-//	return httpx.StreamJSON(ctx, t, "openai", body, func(ctx context.Context, b []byte) (*llm.Response, bool, error) {
-//		st, err := httpx.OpenPost(ctx, t, httpx.Post{Provider: "openai", URL: url, Body: b})
+//	func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) (*llm.Response, error) {
+//		return httpx.StreamJSON(ctx, p.transport, "openai", p.buildRequest(req), func() *state { return newState(emit) }, p.attempt)
+//	}
+//
+//	func (p *Provider) attempt(ctx context.Context, body []byte, s *state) error {
+//		st, err := httpx.OpenPost(ctx, p.transport, httpx.Post{Provider: "openai", URL: p.url, Body: body})
 //		if err != nil {
-//			return state.response(), false, err
+//			return err
 //		}
 //		defer st.Close()
-//		err = httpx.ReadEvents(ctx, "openai", st.Body, state.event, state.end) // the provider's own event decoding
-//		return state.response(), state.emitted, err
-//	})
+//		return httpx.ReadEvents(ctx, "openai", st.Body, s.event, s.end) // the provider's own event decoding
+//	}
 package httpx
