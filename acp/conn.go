@@ -188,7 +188,13 @@ func (h rpcHandler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Re
 	<-c.ready
 	var params json.RawMessage
 	if req.Params != nil {
-		params = *req.Params
+		var err error
+		if params, err = c.codec.takeParams(*req.Params); err != nil {
+			if !req.Notif {
+				c.reply(req.ID, nil, fmt.Errorf("%w: %v", ErrInvalidParams, err))
+			}
+			return
+		}
 	}
 	if req.Notif {
 		c.handleNotification(req.Method, params)

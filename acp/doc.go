@@ -76,15 +76,18 @@
 // Limits that come from jsonrpc2: a request with "id":null is treated as a notification;
 // negative integer ids are rejected with -32600 (jsonrpc2 would wrap them); a call cancelled
 // by its context stays in jsonrpc2's table until the peer answers it or the connection
-// closes; inbound params reach routes as jsonrpc2 re-encodes them (the same JSON values and
-// number text, object members in sorted order), at some 30 µs for a session/update, which a
-// Go client receiving many of them pays and the agent, which receives few, does not.
+// closes.
 //
-// One fast path: notifications ([Conn.Notify], [ClientConn.SessionUpdate]) are written by the
-// codec with their params encoded once, under the write lock jsonrpc2's own writes take,
-// because through jsonrpc2.Conn.Notify they cost the daemon 12% of its CPU time in the
-// 1,000-call turn through the binary (params marshalled, re-marshalled through a map, then
-// compacted twice more).
+// Two fast paths. Inbound params do not go through jsonrpc2, whose Request decoding turns
+// them into a map[string]any and encodes them again (some 30 µs for each session/update a Go
+// client receives, 10x the rest of receiving it, BenchmarkReceive10k): the codec hands
+// jsonrpc2 a token string in their place and routes get the exact bytes of the line by that
+// token, which relies only on jsonrpc2 passing a string through unchanged, not on when the
+// handler runs (TestCodecParamsByToken). And notifications ([Conn.Notify],
+// [ClientConn.SessionUpdate]) are written by the codec with their params encoded once, under
+// the write lock jsonrpc2's own writes take, because through jsonrpc2.Conn.Notify they cost
+// the daemon 12% of its CPU time in the 1,000-call turn through the binary (params
+// marshalled, re-marshalled through a map, then compacted twice more).
 //
 // Spec: https://agentclientprotocol.com/protocol/v1/overview
 package acp

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // TestJSONRPC2HandlesInArrivalOrder pins guarantee 1 of the package doc: jsonrpc2 calls the
@@ -52,5 +54,48 @@ func TestJSONRPC2HandlesInArrivalOrder(t *testing.T) {
 		if got != i {
 			t.Fatalf("message %d handled as number %d: %v", got, i, seen[:i+1])
 		}
+	}
+}
+
+// TestCodecParamsByToken pins the inbound fast path of the package doc: jsonrpc2 carries a
+// token in place of each call's params and the handler takes the exact bytes of the line by
+// it, whenever and in whatever order jsonrpc2 runs it: here under jsonrpc2.AsyncHandler, one
+// goroutine a message, against the codec as the Conn sets it up.
+func TestCodecParamsByToken(t *testing.T) {
+	const n = 200
+	lines := make([]string, n)
+	var in strings.Builder
+	for i := range lines {
+		// Members out of order, spaces, escapes and number text encoding/json would change.
+		lines[i] = fmt.Sprintf(`{ "z": [1.50, 2e3], "a" : "caf\u00e9 %d", "n": %d }`, i, i)
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"_test/n","params":%s}`+"\n", lines[i])
+	}
+	s := newCodec(pipeRWC{Reader: strings.NewReader(in.String()), close: func() error { return nil }, write: io.Discard.Write}, nil, slog.New(slog.DiscardHandler))
+	got := make(chan string, n)
+	h := jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		p, err := s.takeParams(*req.Params)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- string(p)
+		return nil, nil
+	}))
+	conn := jsonrpc2.NewConn(context.Background(), s, h)
+	defer conn.Close()
+	want := map[string]bool{}
+	for _, l := range lines {
+		want[l] = true
+	}
+	for range n {
+		p := <-got
+		if !want[p] {
+			t.Fatalf("params %q are not a line's exact bytes", p)
+		}
+		delete(want, p)
+	}
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if len(s.params) != 0 {
+		t.Errorf("%d params left behind", len(s.params))
 	}
 }
