@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -212,7 +211,8 @@ type reply struct {
 type server struct {
 	policy Policy
 	marks  []mark
-	conn   *net.UnixConn
+	conn   *os.File        // our end of the socket
+	raw    syscall.RawConn // conn's, for sendmsg
 	proc   *exec.Cmd
 	exited chan struct{} // closed once the launcher was reaped
 
@@ -234,8 +234,18 @@ func newServer(p Policy, a Availability) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	// Our end is non-blocking, so that os.File reads it through the
+	// poller (and Close ends a read in progress); the server's blocks.
+	// Package net would do the same, but importing it makes this
+	// package's init, and so every launcher start, wait for a hundred
+	// other packages' (~10 ms).
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
+		return nil, fmt.Errorf("sandbox server: %w", err)
+	}
+	if err := unix.SetNonblock(fds[1], false); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
 		return nil, fmt.Errorf("sandbox server: %w", err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "sandbox-server"), os.NewFile(uintptr(fds[1]), "sandbox-server")
@@ -268,14 +278,14 @@ func newServer(p Policy, a Availability) (*server, error) {
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	c, err := net.FileConn(ours)
-	ours.Close()
+	raw, err := ours.SyscallConn()
 	if err != nil {
 		_ = cmd.Process.Kill()
+		ours.Close()
 		closeMarks(marks)
 		return nil, fmt.Errorf("sandbox server: %w", err)
 	}
-	s := &server{policy: p, marks: marks, conn: c.(*net.UnixConn), proc: cmd, exited: exited,
+	s := &server{policy: p, marks: marks, conn: ours, raw: raw, proc: cmd, exited: exited,
 		pending: map[uint64]chan reply{}, lastUsed: time.Now()}
 	var r reply
 	if err := readFrame(s.conn, &r); err != nil || !r.Ready {
@@ -406,7 +416,18 @@ func (s *server) send(req request, files []*os.File) error {
 	defer s.wmu.Unlock()
 	// The descriptors ride on the length: a stream socket delivers them
 	// with the first bytes of the frame.
-	if _, _, err := s.conn.WriteMsgUnix(hdr[:], oob, nil); err != nil {
+	var sent int
+	var serr error
+	if err := s.raw.Write(func(fd uintptr) bool {
+		sent, serr = unix.SendmsgN(int(fd), hdr[:], oob, nil, 0)
+		return serr != unix.EAGAIN
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return serr
+	}
+	if _, err := s.conn.Write(hdr[sent:]); err != nil { // the rest, if any, without the rights
 		return err
 	}
 	runtime.KeepAlive(files)
