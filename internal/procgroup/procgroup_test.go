@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dsh-tools/dshd/internal/testsupport"
 )
@@ -33,9 +33,12 @@ func TestMain(m *testing.M) {
 		}
 		Guard(cmd.Process.Pid)
 		fmt.Println(cmd.Process.Pid)
-		// Park until killed. Not select{}: with every goroutine blocked
-		// the runtime reports a deadlock and the "daemon" dies early.
-		time.Sleep(time.Hour)
+		// Park until killed (the test sends SIGKILL). Not select{}: with
+		// every goroutine blocked the runtime reports a deadlock and the
+		// "daemon" dies early; a goroutine waiting for a signal is not.
+		parked := make(chan os.Signal, 1)
+		signal.Notify(parked, syscall.SIGTERM)
+		<-parked
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
