@@ -110,21 +110,20 @@ func (ss *Servers) serverFor(p Policy, a Availability) (*server, error) {
 // maxIdleServers. ss.mu is held.
 func (ss *Servers) evictIdle() {
 	for {
-		var idle []*server
-		var oldest *server
-		for _, srv := range ss.m {
+		idle, oldest := 0, ""
+		for key, srv := range ss.m {
 			if srv.idle() {
-				idle = append(idle, srv)
-				if oldest == nil || srv.used().Before(oldest.used()) {
-					oldest = srv
+				idle++
+				if oldest == "" || srv.used().Before(ss.m[oldest].used()) {
+					oldest = key
 				}
 			}
 		}
-		if len(idle) <= maxIdleServers {
+		if idle <= maxIdleServers {
 			return
 		}
-		oldest.retire()
-		delete(ss.m, oldest.policy.Encode())
+		ss.m[oldest].retire()
+		delete(ss.m, oldest)
 	}
 }
 

@@ -177,3 +177,25 @@ func TestServersCloseAfterTheirLastCommand(t *testing.T) {
 	}
 	<-exited[0] // the test's deadline fails it if the server never ends
 }
+
+// TestServersKeepFewIdle: a session that ran commands under many policies
+// keeps at most eight idle servers, the least recently used ended first.
+func TestServersKeepFewIdle(t *testing.T) {
+	requireSandbox(t)
+	var ss sandbox.Servers
+	defer ss.Close()
+	for i := range 10 {
+		dir := t.TempDir()
+		p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: true, WritableRoots: []string{dir}}
+		proc, err := ss.Start(p, sandbox.Spec{Argv: []string{"true"}, Dir: dir})
+		if err != nil {
+			t.Fatalf("policy %d: %v", i, err)
+		}
+		if _, err := proc.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(ss.Exited()); n != 8 {
+		t.Errorf("%d servers kept, want 8", n)
+	}
+}
