@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,10 +275,7 @@ func (a *Agent) RefreshSessionTools() {
 	}
 	a.toolsGen.Add(1)
 	a.mu.Lock()
-	all := make([]*session, 0, len(a.sessions))
-	for _, s := range a.sessions {
-		all = append(all, s)
-	}
+	all := slices.Collect(maps.Values(a.sessions))
 	a.mu.Unlock()
 	for _, s := range all {
 		if err := s.refreshSessionTools(); err != nil {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -489,10 +491,7 @@ func (c *conn) deleteSession(_ context.Context, p *acp.DeleteSessionRequest) (ac
 // closeAll ends every session of a closed connection.
 func (c *conn) closeAll() {
 	c.mu.Lock()
-	all := make([]*session, 0, len(c.sessions))
-	for _, s := range c.sessions {
-		all = append(all, s)
-	}
+	all := slices.Collect(maps.Values(c.sessions))
 	c.mu.Unlock()
 	for _, s := range all {
 		s.cancelTurn()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,10 +58,7 @@ func (l *Library) SetBudget(n int) {
 		return
 	}
 	l.mu.Lock()
-	ps := make([]*project, 0, len(l.projects))
-	for _, p := range l.projects {
-		ps = append(ps, p)
-	}
+	ps := slices.Collect(maps.Values(l.projects))
 	l.mu.Unlock()
 	for _, p := range ps {
 		p.reload()
