@@ -51,24 +51,33 @@ func osPipes(tb testing.TB) (agentEnd, clientEnd io.ReadWriteCloser) {
 	return pipeEnd{r: toAgentR, w: toClientW}, pipeEnd{r: toClientR, w: toAgentW}
 }
 
-// benchSetup serves agent over OS pipes and connects the test client.
-func benchSetup(b *testing.B, agent *bridge.Agent, client *acptest.Client) (*acp.AgentConn, string) {
+// servePipes serves agent over OS pipes until the benchmark ends and
+// returns the client's end.
+func servePipes(b *testing.B, agent *bridge.Agent) io.ReadWriteCloser {
 	b.Helper()
 	agentEnd, clientEnd := osPipes(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-	conn := client.Serve(ctx, clientEnd)
 	b.Cleanup(func() {
 		cancel()
 		clientEnd.Close()
 		agentEnd.Close()
 		<-served
 	})
+	return clientEnd
+}
+
+// benchSetup serves agent over OS pipes, connects the test client and
+// opens a session in cwd.
+func benchSetup(b *testing.B, agent *bridge.Agent, client *acptest.Client, cwd string) (*acp.AgentConn, string) {
+	b.Helper()
+	ctx := context.Background()
+	conn := client.Serve(ctx, servePipes(b, agent))
 	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		b.Fatal(err)
 	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: "/ws/project", MCPServers: []acp.MCPServer{}})
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +108,7 @@ func benchmarkTurn(b *testing.B, tool string, args json.RawMessage, policy acpte
 	const calls = 1000
 	agent := newTestAgent(b, callsLoop(calls, tool, args), b.TempDir())
 	client := countingClient(policy)
-	conn, sid := benchSetup(b, agent, client)
+	conn, sid := benchSetup(b, agent, client, "/ws/project")
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -168,7 +177,7 @@ func BenchmarkLoad10000Events(b *testing.B) {
 	writeBigSession(b, dir, id)
 	agent := newTestAgent(b, callsLoop(0, "noop", nil), dir)
 	client := countingClient(acptest.AllowOnce)
-	conn, _ := benchSetup(b, agent, client)
+	conn, _ := benchSetup(b, agent, client, "/ws/project")
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -187,16 +196,7 @@ func BenchmarkLoad10000EventsRawClient(b *testing.B) {
 	const id = "big"
 	writeBigSession(b, dir, id)
 	agent := newTestAgent(b, callsLoop(0, "noop", nil), dir)
-	agentEnd, clientEnd := osPipes(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-	defer func() {
-		cancel()
-		clientEnd.Close()
-		agentEnd.Close()
-		<-served
-	}()
+	clientEnd := servePipes(b, agent)
 	r := bufio.NewReaderSize(clientEnd, 1<<20)
 	roundTrip := func(reqID int, line string) int {
 		if _, err := io.WriteString(clientEnd, line+"\n"); err != nil {

@@ -54,31 +54,15 @@ func BenchmarkFileCalls(b *testing.B) {
 				b.Fatal(err)
 			}
 			agent := bridge.New(bridge.Options{Loop: callsLoop(calls, bc.tool, args), Registry: reg, Logger: discardLogger()})
-			agentEnd, clientEnd := osPipes(b)
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan struct{})
-			go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-			conn := (&acptest.Client{Permission: acptest.AllowOnce}).Serve(ctx, clientEnd)
-			defer func() {
-				cancel()
-				clientEnd.Close()
-				agentEnd.Close()
-				<-served
-			}()
-			if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-				b.Fatal(err)
-			}
-			sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: ws, MCPServers: []acp.MCPServer{}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: bridge.ModeAcceptEdits}); err != nil {
+			conn, sid := benchSetup(b, agent, &acptest.Client{Permission: acptest.AllowOnce}, ws)
+			ctx := context.Background()
+			if _, err := conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: bridge.ModeAcceptEdits}); err != nil {
 				b.Fatal(err)
 			}
 			cpu0 := processCPU()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				resp, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("go")}})
+				resp, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text("go")}})
 				if err != nil || resp.StopReason != acp.StopEndTurn {
 					b.Fatalf("prompt: %v %v", resp, err)
 				}
