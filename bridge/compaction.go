@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -128,20 +127,7 @@ func (t *Turn) sendLive(u acp.SessionUpdateVariant) {
 	if t.finished {
 		return
 	}
-	t.sess.sendLiveUpdate(u)
-}
-
-func (s *session) sendLiveUpdate(u acp.SessionUpdateVariant) {
-	raw, err := acp.SessionUpdate{Value: u}.MarshalJSON()
-	if err != nil {
-		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
-		return
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawUpdate{s.id, raw}); err != nil {
-		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
-	}
+	t.sess.send(u, false)
 }
 
 func compactionMeta(ev compactionEvent) acp.Meta {

@@ -116,8 +116,12 @@ func (s *session) newMessageID() string {
 }
 
 // sendUpdate writes a session/update and records it in the durable log.
-// The update is encoded once; the log and the wire get the same bytes.
-func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
+func (s *session) sendUpdate(u acp.SessionUpdateVariant) { s.send(u, true) }
+
+// send writes a session/update, and records it in the durable log when
+// logged is set. The update is encoded once; the log and the wire get the
+// same bytes.
+func (s *session) send(u acp.SessionUpdateVariant, logged bool) {
 	raw, err := acp.SessionUpdate{Value: u}.MarshalJSON()
 	if err != nil {
 		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
@@ -125,7 +129,7 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if s.log != nil {
+	if logged && s.log != nil {
 		s.log.appendRaw(evUpdate, raw)
 	}
 	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawUpdate{s.id, raw}); err != nil {
