@@ -36,13 +36,7 @@ func TestCompactedSessionThroughTheBinary(t *testing.T) {
 	args := []string{"--state-dir", state, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", srv.URL}
 
 	p := start(t, cwd, args...)
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, &acp.ClientCapabilities{})
 	for _, text := range []string{goal, "Also the docs.", "/compact"} {
 		if resp, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text(text)}}); err != nil || resp.StopReason != acp.StopEndTurn {
 			t.Fatalf("prompt %q: %+v %v", text, resp, err)
@@ -70,9 +64,7 @@ func TestCompactedSessionThroughTheBinary(t *testing.T) {
 	if _, err := q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("And the changelog.")}}); err != nil {
-		t.Fatal(err)
-	}
+	sendPrompt(t, ctx, q.conn, sess.SessionID, "And the changelog.")
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1]
 	if len(last.Messages) != 1 || !strings.Contains(last.Messages[0].Text(), "## Goal\n"+goal) ||

@@ -73,9 +73,7 @@ func TestStoredCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("hi")}}); err != nil {
-		t.Fatal(err)
-	}
+	sendPrompt(t, ctx, p.conn, sess.SessionID, "hi")
 	mu.Lock()
 	// (Before the chat request, the provider may ask the server for its
 	// context window.)
@@ -122,16 +120,8 @@ func TestDemoSaysHowToSetUp(t *testing.T) {
 	ctx := testContext(t)
 	cwd := t.TempDir()
 	p := start(t, cwd, "--state-dir", t.TempDir())
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("hello")}}); err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, nil)
+	sendPrompt(t, ctx, p.conn, sess.SessionID, "hello")
 	var first string
 	for _, n := range p.client.Updates() {
 		if c, ok := n.Update.Value.(*acp.AgentMessageChunk); ok {

@@ -27,41 +27,22 @@ const liveScript = `{"turns":[
 // next tool call, without a restart.
 func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	v := acptest.SchemaOrSkip(t)
-	dir := t.TempDir()
 	cwd := t.TempDir()
 	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scriptFile := filepath.Join(dir, "script.json")
-	cfg := filepath.Join(dir, "settings.json")
-	writeFiles(t, map[string]string{scriptFile: liveScript, cfg: `{"permissions": {"allow": ["read"]}}`})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cl := &acptest.Client{Permission: acptest.RejectOnce}
-	p := serveInProcess(t, ctx, dir, flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, cl)
+	p, cfg := serveWatching(t, ctx, liveScript, `{"permissions": {"allow": ["read"]}}`, cl)
 	d, conn := p.d, p.conn
-	<-d.live.Watching()
 
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, conn, cwd, nil)
 	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "first", "r1"); st != acp.ToolCallCompleted {
 		t.Fatalf("read before the change: %s", st)
 	}
 
-	// An editor saves by writing a temporary file and renaming it over the
-	// original.
-	tmp := cfg + ".tmp"
-	if err := os.WriteFile(tmp, []byte(`{"permissions": {"allow": ["read"], "deny": ["read(README.md)"], "defaultMode": "plan"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, cfg); err != nil {
-		t.Fatal(err)
-	}
+	saveSettings(t, cfg, `{"permissions": {"allow": ["read"], "deny": ["read(README.md)"], "defaultMode": "plan"}}`)
 	waitFor(t, ctx, func() bool { return len(d.agent.Rules().Deny) == 1 })
 	if got := d.agent.Rules().Deny[0]; got != policy.MustParseRule("read(README.md)") {
 		t.Fatalf("deny rule %v", got)
@@ -126,6 +107,33 @@ func serveInProcess(t *testing.T, ctx context.Context, dir string, f flags, cl *
 	go func() { p.served <- d.serve(ctx, toAgentR, fromAgentW) }()
 	p.conn = cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
 	return p
+}
+
+// serveWatching serves a daemon in process, as serveInProcess does, with
+// the script and the settings file given (in a directory of its own), once
+// it watches the settings file; it returns the file's path.
+func serveWatching(t *testing.T, ctx context.Context, script, settings string, cl *acptest.Client) (*inProcess, string) {
+	t.Helper()
+	dir := t.TempDir()
+	scriptFile := filepath.Join(dir, "script.json")
+	cfg := filepath.Join(dir, "settings.json")
+	writeFiles(t, map[string]string{scriptFile: script, cfg: settings})
+	p := serveInProcess(t, ctx, dir, flags{script: scriptFile, config: cfg, stateDir: filepath.Join(dir, "state"), logLevel: "info"}, cl)
+	<-p.d.live.Watching()
+	return p, cfg
+}
+
+// saveSettings replaces the settings file cfg with body as an editor saves:
+// it writes a temporary file and renames it over the original.
+func saveSettings(t *testing.T, cfg, body string) {
+	t.Helper()
+	tmp := cfg + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, cfg); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // exit ends the daemon's input and checks that it exits cleanly.

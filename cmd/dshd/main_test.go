@@ -112,6 +112,28 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
+// openSession initializes conn, sending caps (nil: none), and opens a
+// session in cwd.
+func openSession(t *testing.T, ctx context.Context, conn *acp.AgentConn, cwd string, caps *acp.ClientCapabilities) *acp.NewSessionResponse {
+	t.Helper()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// sendPrompt sends text as a prompt of session; an error fails the test.
+func sendPrompt(t *testing.T, ctx context.Context, conn *acp.AgentConn, session, text string) {
+	t.Helper()
+	if _, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.Text(text)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDemoOverRealPipes(t *testing.T) {
 	v := acptest.SchemaOrSkip(t)
 	ctx := testContext(t)
@@ -265,16 +287,8 @@ func TestHealthyStartIsQuiet(t *testing.T) {
 			ctx := testContext(t)
 			cwd := t.TempDir()
 			p := start(t, cwd, append([]string{"--state-dir", t.TempDir()}, tc.args...)...)
-			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("hello")}}); err != nil {
-				t.Fatal(err)
-			}
+			sess := openSession(t, ctx, p.conn, cwd, &acp.ClientCapabilities{})
+			sendPrompt(t, ctx, p.conn, sess.SessionID, "hello")
 			p.stop(t)
 			got := p.stderr.String()
 			if tc.want == "" && got != "" {
@@ -307,9 +321,7 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 			reply := func(p *process, sid, text string) string {
 				t.Helper()
 				before := len(p.client.Updates())
-				if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text(text)}}); err != nil {
-					t.Fatal(err)
-				}
+				sendPrompt(t, ctx, p.conn, sid, text)
 				var b strings.Builder
 				for _, n := range p.client.Updates()[before:] {
 					if c, ok := n.Update.Value.(*acp.AgentMessageChunk); ok {
@@ -321,13 +333,7 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 				return b.String()
 			}
 			p := start(t, cwd, append([]string{"--state-dir", state}, args...)...)
-			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := openSession(t, ctx, p.conn, cwd, nil)
 			if got := reply(p, sess.SessionID, "first"); got != "one" {
 				t.Fatalf("first reply %q", got)
 			}
@@ -337,6 +343,7 @@ func TestScriptContinuesAfterResume(t *testing.T) {
 			if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 				t.Fatal(err)
 			}
+			var err error
 			if how == "resume" {
 				_, err = q.conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sess.SessionID, Cwd: cwd})
 			} else {
@@ -365,13 +372,7 @@ func TestSessionHasOneWriter(t *testing.T) {
 	ctx := testContext(t)
 	state, cwd := t.TempDir(), t.TempDir()
 	p := start(t, cwd, "--state-dir", state)
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, nil)
 	q := start(t, cwd, "--state-dir", state)
 	if _, err := q.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
@@ -412,16 +413,8 @@ func TestReadCardThroughTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := start(t, cwd, "--state-dir", t.TempDir(), "--script", script)
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("read it")}}); err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, &acp.ClientCapabilities{})
+	sendPrompt(t, ctx, p.conn, sess.SessionID, "read it")
 	var announced *acp.ToolCall
 	var final *acp.ToolCallUpdate
 	for _, n := range p.client.Updates() {
@@ -465,16 +458,8 @@ func TestEditorTerminalCommandLongerThanCleanupDeadline(t *testing.T) {
 	}
 	terms := &acptest.ExecTerminals{}
 	p := startWith(t, cwd, &acptest.Client{Permission: acptest.AllowOnce, Terminals: terms}, "--state-dir", t.TempDir(), "--script", script)
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{Terminal: true}}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("run it")}}); err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, &acp.ClientCapabilities{Terminal: true})
+	sendPrompt(t, ctx, p.conn, sess.SessionID, "run it")
 	var final *acp.ToolCallUpdate
 	for _, n := range p.client.Updates() {
 		if u, ok := n.Update.Value.(*acp.ToolCallUpdate); ok && u.Status != nil && (*u.Status == acp.ToolCallCompleted || *u.Status == acp.ToolCallFailed) {

@@ -77,16 +77,8 @@ func TestCommandsAreSandboxedThroughTheBinary(t *testing.T) {
 				caps.Terminal = true
 			}
 			ctx := testContext(t)
-			if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &caps}); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text(tc.prompt)}}); err != nil {
-				t.Fatal(err)
-			}
+			sess := openSession(t, ctx, p.conn, cwd, &caps)
+			sendPrompt(t, ctx, p.conn, sess.SessionID, tc.prompt)
 			out := lastRawOutput(p.client, tc.callID)
 			if !strings.Contains(out, "done-"+tc.prompt) {
 				t.Fatalf("the command did not run to its end: %s", out)
@@ -151,16 +143,8 @@ func TestEscalatedCommandAsksInBypassThroughTheBinary(t *testing.T) {
 		return acptest.AllowOnce(ctx, req)
 	}
 	ctx := testContext(t)
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("go")}}); err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, &acp.ClientCapabilities{})
+	sendPrompt(t, ctx, p.conn, sess.SessionID, "go")
 	mu.Lock()
 	defer mu.Unlock()
 	if len(asked) != 1 || asked[0].ToolCall.ToolCallID != "e1" {

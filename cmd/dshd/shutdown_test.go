@@ -32,13 +32,7 @@ func TestSIGTERMKillsRunningCommands(t *testing.T) {
 		}
 	}
 	p := start(t, cwd, "--script", scriptFile, "--config", cfg, "--state-dir", filepath.Join(dir, "state"))
-	if _, err := p.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := openSession(t, ctx, p.conn, cwd, nil)
 	answered := make(chan error, 1)
 	go func() {
 		_, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("run")}})
