@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 const childEnv = "SESSIONLOG_TEST_CHILD_DIR"
@@ -51,15 +52,7 @@ func runChild(dir string) {
 func TestSIGKILL(t *testing.T) {
 	captureWarnings(t)
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout := testsupport.StartSelf(t, childEnv+"="+dir)
 	// After some appends, kill it mid-flight (it appends without pause, so
 	// the kill lands wherever it lands: any point must be safe).
 	var out []byte

@@ -134,17 +134,7 @@ func TestGuardAnEmptyGroup(t *testing.T) {
 
 // A daemon killed with SIGKILL runs no code: the watchdog kills its group.
 func TestDaemonDeathKillsTheGroup(t *testing.T) {
-	daemon := exec.Command(os.Args[0], "-test.run=^$")
-	daemon.Env = append(os.Environ(), daemonEnv+"=1")
-	daemon.Stderr = os.Stderr
-	out, err := daemon.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer daemon.Process.Kill()
+	daemon, out := testsupport.StartSelf(t, daemonEnv+"=1")
 	r := bufio.NewReader(out)
 	pgid, started := 0, false
 	for pgid == 0 || !started {

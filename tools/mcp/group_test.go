@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -114,17 +113,7 @@ func TestCloseKillsWhatTheServerStarted(t *testing.T) {
 // and everything they started must die anyway.
 func TestDaemonDeathKillsServers(t *testing.T) {
 	dir := t.TempDir()
-	daemon := exec.Command(os.Args[0], "-test.run=^$")
-	daemon.Env = append(os.Environ(), daemonEnv+"="+dir)
-	daemon.Stderr = os.Stderr
-	out, err := daemon.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer daemon.Process.Kill()
+	daemon, out := testsupport.StartSelf(t, daemonEnv+"="+dir)
 	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "connected\n" {
 		t.Fatalf("the test daemon said %q", line)
 	}
