@@ -287,3 +287,17 @@ func ExampleValidate() {
 	// - /score: minimum: must be ≥ 0
 	// - /verdict: enum: must be one of "pass", "fail"
 }
+
+// isJSONNumber agrees with encoding/json on what a number is.
+func TestIsJSONNumber(t *testing.T) {
+	for _, s := range []string{
+		"0", "-0", "7", "-12", "10", "0.5", "-0.25", "1e9", "1E+9", "2e-3", "1.5e10",
+		"", "-", "01", "+1", ".5", "1.", "1.e3", "1e", "1e+", "0x1", "1 ", " 1", "--1", "1.5.5", "1e5e5", "Infinity",
+	} {
+		var v any
+		want := json.Unmarshal([]byte(s), &v) == nil && strings.TrimSpace(s) == s && s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9')
+		if got := isJSONNumber(s); got != want {
+			t.Errorf("isJSONNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
