@@ -163,20 +163,20 @@ func TestListTitleFollowsAppends(t *testing.T) {
 	if got := title(); got != "" {
 		t.Errorf("untitled: %q", got)
 	}
-	l.Append(KindTitle, Title{Title: "one"})
-	l.Sync()
-	if got := title(); got != "one" {
-		t.Errorf("after first title: %q", got)
-	}
-	l.Append(KindUpdate, map[string]int{"x": 1})
-	l.Sync()
-	if got := title(); got != "one" {
-		t.Errorf("after an update: %q", got)
-	}
-	l.Append(KindTitle, Title{Title: "two"})
-	l.Sync()
-	if got := title(); got != "two" {
-		t.Errorf("after second title: %q", got)
+	for _, step := range []struct {
+		name, kind string
+		payload    any
+		want       string
+	}{
+		{"after first title", KindTitle, Title{Title: "one"}, "one"},
+		{"after an update", KindUpdate, map[string]int{"x": 1}, "one"},
+		{"after second title", KindTitle, Title{Title: "two"}, "two"},
+	} {
+		l.Append(step.kind, step.payload)
+		l.Sync()
+		if got := title(); got != step.want {
+			t.Errorf("%s: %q", step.name, got)
+		}
 	}
 	l.Close()
 	// The same id, recreated: the cache must not leak the old title.
