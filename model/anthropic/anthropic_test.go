@@ -118,12 +118,7 @@ func TestStream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := ssetest.New(t, uint64(i), ssetest.Step{Body: tc.body})
 			p, _ := newTestProvider(t, srv, Config{})
-			var c ssetest.Collector
-			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			c.Check(t, resp)
+			resp := ssetest.Stream(t, p, simpleRequest)
 			got, _ := json.Marshal(resp.Message.Parts)
 			want, _ := json.Marshal(tc.wantParts)
 			if len(resp.Message.Parts) != len(tc.wantParts) || !bytes.Equal(got, want) {

@@ -146,12 +146,7 @@ func TestStream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := ssetest.New(t, uint64(i), ssetest.Step{Body: tc.body})
 			p, _ := newTestProvider(t, srv, Config{})
-			var c ssetest.Collector
-			resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			c.Check(t, resp)
+			resp := ssetest.Stream(t, p, simpleRequest)
 			if got := resp.Message.Text(); got != tc.wantText {
 				t.Errorf("text = %.80q, want %.80q", got, tc.wantText)
 			}
@@ -192,12 +187,7 @@ func TestMissingIDsAreGenerated(t *testing.T) {
 		data(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
 		data(`[DONE]`))})
 	p, _ := newTestProvider(t, srv, Config{})
-	var c ssetest.Collector
-	resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Check(t, resp)
+	resp := ssetest.Stream(t, p, simpleRequest)
 	calls := resp.Message.ToolCalls()
 	if len(calls) != 2 || calls[0].ID == "" || calls[0].ID == calls[1].ID {
 		t.Fatalf("calls = %+v, want two with distinct generated ids", calls)
@@ -215,12 +205,7 @@ func TestNonStreamedResponse(t *testing.T) {
 	                   {"type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}]}}],
 	  "usage": {"prompt_tokens": 5, "completion_tokens": 7}}`})
 	p, _ := newTestProvider(t, srv, Config{})
-	var c ssetest.Collector
-	resp, err := p.Stream(t.Context(), simpleRequest, c.Emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Check(t, resp)
+	resp := ssetest.Stream(t, p, simpleRequest)
 	calls := resp.Message.ToolCalls()
 	if resp.Message.Text() != "Sure." || len(calls) != 2 || calls[1].Arguments != `{"path":"b"}` || resp.StopReason != llm.StopToolUse || resp.Usage.Output != 7 {
 		t.Fatalf("resp = %+v, calls %+v", resp, calls)

@@ -119,3 +119,16 @@ func (c *Collector) Check(t testing.TB, resp *llm.Response) {
 		}
 	}
 }
+
+// Stream streams req from p into a Collector, fails the test when the
+// stream fails, and checks the events against the response ([Collector.Check]).
+func Stream(t testing.TB, p llm.Provider, req *llm.Request) *llm.Response {
+	t.Helper()
+	var c Collector
+	resp, err := p.Stream(t.Context(), req, c.Emit)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	c.Check(t, resp)
+	return resp
+}
