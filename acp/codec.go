@@ -50,6 +50,55 @@ type codec struct {
 	pmu     sync.Mutex
 	params  map[uint64]json.RawMessage
 	nextTok uint64
+
+	// results holds, by id, the result of each outbound call the Conn waits for while jsonrpc2
+	// carries resultToken in its place (see expect); nil until the response is read.
+	rmu     sync.Mutex
+	results map[uint64]json.RawMessage
+}
+
+// resultToken is what jsonrpc2 carries as the result of a call the Conn waits for (see
+// expect): jsonrpc2 decodes a response's result into an interface{} to tell a response from a
+// request, and copies it twice more, a third of the time a 4 KiB fs/read_text_file answer
+// takes to receive (BenchmarkCall). The Conn takes the exact bytes by the call's id; like
+// paramsToken this relies only on jsonrpc2 passing a result through unchanged and handing
+// each response to the call with its id (TestCodecResultByID).
+const resultToken = `"acp-result"`
+
+// expect makes the result of the response with id wait for takeResult instead of going
+// through jsonrpc2.
+func (s *codec) expect(id uint64) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.results == nil {
+		s.results = map[uint64]json.RawMessage{}
+	}
+	s.results[id] = nil
+}
+
+// keepResult keeps the result of the first response to an expected id, reporting whether it
+// did. Any other response goes to jsonrpc2 as it is.
+func (s *codec) keepResult(id json.RawMessage, result json.RawMessage) bool {
+	n, err := strconv.ParseUint(string(id), 10, 64)
+	if err != nil {
+		return false // a string id: never one of the Conn's
+	}
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if got, ok := s.results[n]; !ok || got != nil {
+		return false
+	}
+	s.results[n] = result
+	return true
+}
+
+// takeResult forgets id, returning the result kept for it, if any.
+func (s *codec) takeResult(id uint64) (json.RawMessage, bool) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	r, ok := s.results[id]
+	delete(s.results, id)
+	return r, ok && r != nil
 }
 
 // paramsToken is what jsonrpc2 carries as a call's params: jsonrpc2's Request.UnmarshalJSON
@@ -105,11 +154,11 @@ func newCodec(rwc io.ReadWriteCloser, tap func(Direction, []byte), log *slog.Log
 // Close closes the underlying stream.
 func (s *codec) Close() error { return s.closer.Close() }
 
-// WriteObject implements jsonrpc2.ObjectStream: obj as encoding/json writes it (compact, so
-// one line), with each byte that is not UTF-8 sent as \ufffd (encoding/json copies a
+// WriteObject implements jsonrpc2.ObjectStream: obj encoded once (see encodeMessage), on one
+// line, with each byte that is not UTF-8 sent as \ufffd (encoding/json copies a
 // json.RawMessage such as rawOutput as it is, but the wire must be UTF-8).
 func (s *codec) WriteObject(obj any) error {
-	data, err := json.Marshal(obj)
+	data, err := encodeMessage(obj)
 	if err != nil {
 		return fmt.Errorf("acp: encoding message: %w", err)
 	}
@@ -117,6 +166,30 @@ func (s *codec) WriteObject(obj any) error {
 		data = jsonscan.AppendValidUTF8(nil, data)
 	}
 	return s.writeLine(append(data, '\n'))
+}
+
+// encodeMessage returns obj's JSON on one line. jsonrpc2 hands WriteObject each message as a
+// json.Marshaler whose output is json.Marshal's own; json.Marshal(obj) would validate and
+// compact those bytes once more, a third of writing a reply (BenchmarkWriteObject). A
+// Marshaler's output is valid JSON by encoding/json's contract, so it is used as it is and
+// compacted only if it spans lines; anything else goes through json.Marshal.
+func encodeMessage(obj any) ([]byte, error) {
+	m, ok := obj.(json.Marshaler)
+	if !ok {
+		return json.Marshal(obj)
+	}
+	data, err := m.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.ContainsAny(data, "\r\n") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, data); err != nil {
+			return nil, err
+		}
+		data = buf.Bytes()
+	}
+	return data, nil
 }
 
 // writeLine writes one message; line is complete JSON followed by its newline, so a message
@@ -142,8 +215,11 @@ func (s *codec) ReadObject(v any) error {
 				s.tap(Inbound, line)
 			}
 			if m, ok := s.check(line); ok {
-				if m.isCall && len(m.params) > 0 && !isNull(m.params) {
+				switch {
+				case m.isCall && len(m.params) > 0 && !isNull(m.params):
 					m.params = s.stash(m.params) // line is this call's own (ReadBytes)
+				case !m.isCall && m.err == nil && s.keepResult(m.id, m.result):
+					m.result = json.RawMessage(resultToken)
 				}
 				s.msg = m.canonical(s.msg[:0])
 				if uerr := json.Unmarshal(s.msg, v); uerr != nil {

@@ -102,11 +102,20 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	// The connection picks the id, so $/cancel_request can name it; every outgoing call
 	// picks one, so none clashes with jsonrpc2's own sequence.
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	c.codec.expect(id.Num) // the result comes by id, not through jsonrpc2 (see codec.expect)
 	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
+		c.codec.takeResult(id.Num)
 		return fmt.Errorf("acp: %s: %w", method, closedErr(err))
 	}
-	err = w.Wait(ctx, result)
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	if kept, ok := c.codec.takeResult(id.Num); ok {
+		raw = kept
+	}
+	if err == nil && result != nil {
+		err = json.Unmarshal(raw, result)
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		cancel := CancelRequestNotification{RequestID: IntRequestID(int64(id.Num))}
 		if nerr := c.Notify(context.Background(), MethodCancelRequest, cancel); nerr != nil {
@@ -296,7 +305,8 @@ func (c *Conn) reply(id jsonrpc2.ID, result any, err error) {
 		}
 		raw, encErr := json.Marshal(result)
 		if encErr == nil {
-			sendErr = c.rpc.Reply(context.Background(), id, json.RawMessage(raw))
+			// SendResponse, not Reply: Reply would encode the encoded result once more.
+			sendErr = c.rpc.SendResponse(context.Background(), &jsonrpc2.Response{ID: id, Result: (*json.RawMessage)(&raw)})
 		} else {
 			c.log.Warn("acp: encoding a result", "id", id.String(), "error", encErr)
 			err = fmt.Errorf("%w: encoding the result: %w", ErrInternal, encErr)

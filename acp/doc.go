@@ -78,16 +78,23 @@
 // by its context stays in jsonrpc2's table until the peer answers it or the connection
 // closes.
 //
-// Two fast paths. Inbound params do not go through jsonrpc2, whose Request decoding turns
-// them into a map[string]any and encodes them again (some 30 µs for each session/update a Go
-// client receives, 10x the rest of receiving it, BenchmarkReceive10k): the codec hands
-// jsonrpc2 a token string in their place and routes get the exact bytes of the line by that
-// token, which relies only on jsonrpc2 passing a string through unchanged, not on when the
-// handler runs (TestCodecParamsByToken). And notifications ([Conn.Notify],
-// [ClientConn.SessionUpdate]) are written by the codec with their params encoded once, under
-// the write lock jsonrpc2's own writes take, because through jsonrpc2.Conn.Notify they cost
-// the daemon 12% of its CPU time in the 1,000-call turn through the binary (params
-// marshalled, re-marshalled through a map, then compacted twice more).
+// Fast paths, each through jsonrpc2's exported API and measured. Inbound params do not go
+// through jsonrpc2, whose Request decoding turns them into a map[string]any and encodes them
+// again (some 30 µs for each session/update a Go client receives, 10x the rest of receiving
+// it, BenchmarkReceive10k): the codec hands jsonrpc2 a token string in their place and routes
+// get the exact bytes of the line by that token, which relies only on jsonrpc2 passing a
+// string through unchanged, not on when the handler runs (TestCodecParamsByToken). Results of
+// the connection's own calls come the same way, by the call's id, because jsonrpc2 decodes
+// each result into an interface{} to tell a response from a request (a 4 KiB
+// fs/read_text_file answer: 290 → 105 µs of CPU, BenchmarkCall; TestCodecResultByID).
+// WriteObject uses the MarshalJSON of jsonrpc2's message as it is, valid JSON by
+// encoding/json's contract, instead of having json.Marshal validate and compact it again
+// (TestWriteObjectMatchesMarshal, FuzzWriteObject: the same bytes). And notifications
+// ([Conn.Notify], [ClientConn.SessionUpdate]) are written by the codec with their params
+// encoded once, under the write lock jsonrpc2's own writes take, because through
+// jsonrpc2.Conn.Notify they cost the daemon 12% of its CPU time in the 1,000-call turn
+// through the binary (params marshalled, re-marshalled through a map, then compacted twice
+// more).
 //
 // Spec: https://agentclientprotocol.com/protocol/v1/overview
 package acp
