@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -192,20 +192,10 @@ func TestRemoveHooks(t *testing.T) {
 func TestRegistrationWhileExecuting(t *testing.T) {
 	rec := &recorder{}
 	p := New(tools(rec.def("t")))
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				p.Execute(context.Background(), Input{Tool: "t", Scope: fmt.Sprint(w % 2), Arguments: json.RawMessage(`{"x":1}`)})
-			}
-		})
-	}
+	stop := testsupport.Repeat(4, func(w int) bool {
+		p.Execute(context.Background(), Input{Tool: "t", Scope: fmt.Sprint(w % 2), Arguments: json.RawMessage(`{"x":1}`)})
+		return true
+	})
 	allow := func(_ *Execution, next func() PreDecision) PreDecision { return next() }
 	for i := range 200 {
 		name := fmt.Sprint("l", i%5)
@@ -220,8 +210,7 @@ func TestRegistrationWhileExecuting(t *testing.T) {
 		p.RemoveObserver(name)
 		p.RemoveScope("1")
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 }
 
 func TestCircuitBreaker(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/presentation"
 )
 
@@ -315,30 +315,20 @@ func TestConcurrentReplacement(t *testing.T) {
 	if err := r.SetGlobal(setA...); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				got := names(r.Visible("s"))
-				if !slices.Equal(got, []string{"a1", "a2", "a3"}) && !slices.Equal(got, []string{"b1", "b2"}) &&
-					!slices.Equal(got, []string{"a1", "a3"}) && !slices.Equal(got, []string{"b1"}) {
-					t.Errorf("torn snapshot: %v", got)
-					return
-				}
-				if s := r.Schemas("s"); len(s) < 1 || len(s) > 3 {
-					t.Errorf("torn schemas: %v", s)
-					return
-				}
-				r.Lookup("s", "a1")
-			}
-		})
-	}
+	stop := testsupport.Repeat(4, func(int) bool {
+		got := names(r.Visible("s"))
+		if !slices.Equal(got, []string{"a1", "a2", "a3"}) && !slices.Equal(got, []string{"b1", "b2"}) &&
+			!slices.Equal(got, []string{"a1", "a3"}) && !slices.Equal(got, []string{"b1"}) {
+			t.Errorf("torn snapshot: %v", got)
+			return false
+		}
+		if s := r.Schemas("s"); len(s) < 1 || len(s) > 3 {
+			t.Errorf("torn schemas: %v", s)
+			return false
+		}
+		r.Lookup("s", "a1")
+		return true
+	})
 	for i := range 200 {
 		if i%2 == 0 {
 			_ = r.SetGlobal(setB...)
@@ -351,6 +341,5 @@ func TestConcurrentReplacement(t *testing.T) {
 			r.SetRestrictions()
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 }
