@@ -323,36 +323,21 @@ func BenchmarkMemory(b *testing.B) {
 			c.untilID(b, "0")
 			return peakKB(b, p)
 		}},
-		{"idle", func(b *testing.B) int64 {
-			f := readFixture(b, 1)
-			p := f.start(b)
-			defer p.kill()
-			_, conn := p.leanClient(b)
-			open(b, conn, f.ws, acp.ClientCapabilities{})
-			return peakKB(b, p)
-		}},
-		{"turn1000", func(b *testing.B) int64 {
-			f := readFixture(b, 1000)
-			p := f.start(b)
-			defer p.kill()
-			_, conn := p.leanClient(b)
+		{"idle", daemonPeak(1, func(b *testing.B, conn *acp.AgentConn, ws string) {
+			open(b, conn, ws, acp.ClientCapabilities{})
+		})},
+		{"turn1000", daemonPeak(1000, func(b *testing.B, conn *acp.AgentConn, ws string) {
 			initialize(b, conn)
-			runTurn(b, conn, f.ws)
-			return peakKB(b, p)
-		}},
-		{"sessions50", func(b *testing.B) int64 {
-			f := readFixture(b, 1000)
-			p := f.start(b)
-			defer p.kill()
-			_, conn := p.leanClient(b)
+			runTurn(b, conn, ws)
+		})},
+		{"sessions50", daemonPeak(1000, func(b *testing.B, conn *acp.AgentConn, ws string) {
 			initialize(b, conn)
 			var wg sync.WaitGroup
 			for range 50 {
-				wg.Go(func() { runTurn(b, conn, f.ws) })
+				wg.Go(func() { runTurn(b, conn, ws) })
 			}
 			wg.Wait()
-			return peakKB(b, p)
-		}},
+		})},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -362,6 +347,20 @@ func BenchmarkMemory(b *testing.B) {
 			}
 			b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
 		})
+	}
+}
+
+// daemonPeak is a BenchmarkMemory case: the daemon on a fixture of calls
+// read calls, driven by work over a lean client; it returns the daemon's
+// peak RSS.
+func daemonPeak(calls int, work func(b *testing.B, conn *acp.AgentConn, ws string)) func(*testing.B) int64 {
+	return func(b *testing.B) int64 {
+		f := readFixture(b, calls)
+		p := f.start(b)
+		defer p.kill()
+		_, conn := p.leanClient(b)
+		work(b, conn, f.ws)
+		return peakKB(b, p)
 	}
 }
 
