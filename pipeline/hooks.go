@@ -244,23 +244,38 @@ func (p *Pipeline) update(change func(h *hooks) error) error {
 	return nil
 }
 
-// AddPre inserts a tools/pre-execute listener.
-func (p *Pipeline) AddPre(name string, l PreListener, pos Position) error {
+// addTo inserts fn, named name, at pos in the chain of the snapshot that
+// field selects; isNil says fn is nil (which the type parameter cannot
+// say).
+func addTo[F any](p *Pipeline, field func(*hooks) *chain[F], name string, fn F, pos Position, isNil bool) error {
 	return p.update(func(h *hooks) (err error) {
-		h.pre, err = h.pre.with(name, l, pos, l == nil)
+		c := field(h)
+		*c, err = c.with(name, fn, pos, isNil)
 		return err
 	})
+}
+
+// removeFrom removes the listener named name from the chain of the
+// snapshot that field selects; it reports whether it was there.
+func removeFrom[F any](p *Pipeline, field func(*hooks) *chain[F], name string) bool {
+	var found bool
+	_ = p.update(func(h *hooks) error {
+		c := field(h)
+		*c, found = c.without(name)
+		return nil
+	})
+	return found
+}
+
+// AddPre inserts a tools/pre-execute listener.
+func (p *Pipeline) AddPre(name string, l PreListener, pos Position) error {
+	return addTo(p, func(h *hooks) *chain[PreListener] { return &h.pre }, name, l, pos, l == nil)
 }
 
 // RemovePre removes a tools/pre-execute listener; it reports whether it
 // was there.
 func (p *Pipeline) RemovePre(name string) bool {
-	var found bool
-	_ = p.update(func(h *hooks) error {
-		h.pre, found = h.pre.without(name)
-		return nil
-	})
-	return found
+	return removeFrom(p, func(h *hooks) *chain[PreListener] { return &h.pre }, name)
 }
 
 // MovePre moves a tools/pre-execute listener to pos, atomically: no call
@@ -294,20 +309,12 @@ func (p *Pipeline) PreListeners() []string {
 
 // AddGuard registers a guard for every scope.
 func (p *Pipeline) AddGuard(name string, g Guard) error {
-	return p.update(func(h *hooks) (err error) {
-		h.guards, err = h.guards.with(name, g, Last, g == nil)
-		return err
-	})
+	return addTo(p, func(h *hooks) *chain[Guard] { return &h.guards }, name, g, Last, g == nil)
 }
 
 // RemoveGuard removes a global guard.
 func (p *Pipeline) RemoveGuard(name string) bool {
-	var found bool
-	_ = p.update(func(h *hooks) error {
-		h.guards, found = h.guards.without(name)
-		return nil
-	})
-	return found
+	return removeFrom(p, func(h *hooks) *chain[Guard] { return &h.guards }, name)
 }
 
 // AddScopeGuard registers a guard that applies only to calls of scope.
@@ -365,54 +372,30 @@ func maps1(m map[string]chain[Guard], scope string, c chain[Guard]) map[string]c
 // AddWrapper inserts a tools/execute wrapper; the first in the chain is
 // the outermost.
 func (p *Pipeline) AddWrapper(name string, w Wrapper, pos Position) error {
-	return p.update(func(h *hooks) (err error) {
-		h.wrappers, err = h.wrappers.with(name, w, pos, w == nil)
-		return err
-	})
+	return addTo(p, func(h *hooks) *chain[Wrapper] { return &h.wrappers }, name, w, pos, w == nil)
 }
 
 // RemoveWrapper removes a tools/execute wrapper.
 func (p *Pipeline) RemoveWrapper(name string) bool {
-	var found bool
-	_ = p.update(func(h *hooks) error {
-		h.wrappers, found = h.wrappers.without(name)
-		return nil
-	})
-	return found
+	return removeFrom(p, func(h *hooks) *chain[Wrapper] { return &h.wrappers }, name)
 }
 
 // AddPost inserts a tools/post-execute listener.
 func (p *Pipeline) AddPost(name string, l PostListener, pos Position) error {
-	return p.update(func(h *hooks) (err error) {
-		h.post, err = h.post.with(name, l, pos, l == nil)
-		return err
-	})
+	return addTo(p, func(h *hooks) *chain[PostListener] { return &h.post }, name, l, pos, l == nil)
 }
 
 // RemovePost removes a tools/post-execute listener.
 func (p *Pipeline) RemovePost(name string) bool {
-	var found bool
-	_ = p.update(func(h *hooks) error {
-		h.post, found = h.post.without(name)
-		return nil
-	})
-	return found
+	return removeFrom(p, func(h *hooks) *chain[PostListener] { return &h.post }, name)
 }
 
 // AddObserver appends a tools/result observer.
 func (p *Pipeline) AddObserver(name string, o Observer) error {
-	return p.update(func(h *hooks) (err error) {
-		h.observers, err = h.observers.with(name, o, Last, o == nil)
-		return err
-	})
+	return addTo(p, func(h *hooks) *chain[Observer] { return &h.observers }, name, o, Last, o == nil)
 }
 
 // RemoveObserver removes a tools/result observer.
 func (p *Pipeline) RemoveObserver(name string) bool {
-	var found bool
-	_ = p.update(func(h *hooks) error {
-		h.observers, found = h.observers.without(name)
-		return nil
-	})
-	return found
+	return removeFrom(p, func(h *hooks) *chain[Observer] { return &h.observers }, name)
 }
