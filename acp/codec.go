@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -128,13 +127,12 @@ func (s *codec) takeParams(got json.RawMessage) (json.RawMessage, error) {
 	if len(got) == 0 || got[0] != '"' {
 		return got, nil
 	}
-	var tok string
-	if err := json.Unmarshal(got, &tok); err != nil {
-		return nil, err
-	}
-	rest, ok := strings.CutPrefix(tok, paramsToken)
-	n, err := strconv.ParseUint(rest, 10, 64)
-	if !ok || err != nil {
+	// jsonrpc2 hands back the token as stash wrote it: json.Marshal of a string of ASCII
+	// letters, digits and punctuation it does not escape.
+	rest, ok := bytes.CutPrefix(got, []byte(`"`+paramsToken))
+	rest, closed := bytes.CutSuffix(rest, []byte(`"`))
+	n, err := strconv.ParseUint(string(rest), 10, 64)
+	if !ok || !closed || err != nil {
 		return nil, fmt.Errorf("acp: params %s are not an object", got)
 	}
 	s.pmu.Lock()
@@ -222,7 +220,7 @@ func (s *codec) ReadObject(v any) error {
 					m.result = json.RawMessage(resultToken)
 				}
 				s.msg = m.canonical(s.msg[:0])
-				if uerr := json.Unmarshal(s.msg, v); uerr != nil {
+				if uerr := decodeMessage(s.msg, v); uerr != nil {
 					// Not reached: canonical builds what jsonrpc2 reads (FuzzCodec).
 					return fmt.Errorf("acp: jsonrpc2 cannot read %s: %w", s.msg, uerr)
 				}
@@ -233,6 +231,16 @@ func (s *codec) ReadObject(v any) error {
 			return err
 		}
 	}
+}
+
+// decodeMessage decodes a canonical message into v, jsonrpc2's message. That is a
+// json.Unmarshaler, given the bytes directly: they are valid JSON (canonical builds them), so
+// json.Unmarshal would only check them once more before making the same call.
+func decodeMessage(msg []byte, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(msg)
+	}
+	return json.Unmarshal(msg, v)
 }
 
 // readLine returns the next line without its terminator and surrounding white space, of any
@@ -314,9 +322,9 @@ func (s *codec) check(line []byte) (message, bool) {
 		return message{}, false
 	}
 	if m.Method != nil {
-		var method string
+		method := string(plainString(m.Method)) // most methods; escaped ones are decoded
 		switch {
-		case json.Unmarshal(m.Method, &method) != nil:
+		case method == "" && json.Unmarshal(m.Method, &method) != nil:
 			s.invalid(m, replyID, `invalid request: "method" must be a string`)
 			return message{}, false
 		case !idOK:

@@ -79,21 +79,38 @@ func unmarshalTagged[V variant](data []byte, key, union string, table map[string
 	if !found {
 		return fmt.Errorf("acp: decoding %s: missing %q discriminator", union, key)
 	}
-	var tag string
-	if err := json.Unmarshal(raw, &tag); err != nil {
-		return fmt.Errorf("acp: decoding %s: %q must be a string: %w", union, key, err)
-	}
-	mk, ok := table[tag]
+	mk, ok := table[string(plainString(raw))] // no copy: tags are plain ASCII
 	if !ok {
-		*dst = unknown(tag, bytes.Clone(data))
-		return nil
+		var tag string
+		if err := json.Unmarshal(raw, &tag); err != nil {
+			return fmt.Errorf("acp: decoding %s: %q must be a string: %w", union, key, err)
+		}
+		if mk, ok = table[tag]; !ok {
+			*dst = unknown(tag, bytes.Clone(data))
+			return nil
+		}
 	}
 	v := mk()
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("acp: decoding %s %q: %w", union, tag, err)
+		return fmt.Errorf("acp: decoding %s %q: %w", union, v.wireTag(), err)
 	}
 	*dst = v
 	return nil
+}
+
+// plainString returns the body of the JSON string raw if it is printable ASCII without
+// escapes, which is then exactly the string it decodes to; otherwise nil.
+func plainString(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return nil
+		}
+	}
+	return body
 }
 
 func isJSONNull(data []byte) bool {
