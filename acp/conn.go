@@ -169,11 +169,13 @@ func (c *Conn) writeNotification(method string, params any) error {
 		return ErrClosed
 	default:
 	}
-	line := append(jsonscan.AppendString([]byte(`{"jsonrpc":"2.0","method":`), method), `,"params":`...)
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("encoding params: %w", err)
 	}
+	const head, mid = `{"jsonrpc":"2.0","method":`, `,"params":`
+	line := make([]byte, 0, len(head)+len(method)+len(mid)+len(raw)+8) // one allocation, mostly
+	line = append(jsonscan.AppendString(append(line, head...), method), mid...)
 	line = append(jsonscan.AppendValidUTF8(line, raw), '}', '\n')
 	if err := c.codec.writeLine(line); err != nil {
 		select {
