@@ -230,6 +230,10 @@ func FuzzCodecEnvelope(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"m","params":{"a":"\ud800"}}`,
 		`{"jsonrpc":"2.0","method":"m",}`,
 		` {"jsonrpc":"2.0","method":"m"}`,
+		`{"jsonrpc":"2.0","method":"s\u0065ssion/update","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"caf\u00e9/é\"","params":{}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"","params":[]}`,
+		`{"jsonrpc":"2.0","id":5,"method":null}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -262,6 +266,29 @@ func FuzzCodecEnvelope(f *testing.F) {
 			if id, ok := rpcID(m.id); !ok || id != r.ID {
 				t.Fatalf("id %s: jsonrpc2 reads %v, $/cancel_request would name %v", m.id, r.ID, id)
 			}
+		}
+	})
+}
+
+// FuzzPlainString: what plainString takes as a JSON string's exact body is what encoding/json
+// decodes the string to, and it takes every string of printable ASCII without escapes.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"tool_call_update"`, `""`, `"a\"b"`, `"caf\u00e9"`, "\"\x01\"", `"é"`, `"`, `x"`, `"session/update"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		body := plainString(raw)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		if body != nil && (err != nil || string(body) != want) {
+			t.Fatalf("plainString(%q) = %q, json.Unmarshal: %q, %v", raw, body, want, err)
+		}
+		printable := err == nil && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && !bytes.ContainsRune(raw[1:len(raw)-1], '\\')
+		for _, c := range want {
+			printable = printable && c >= 0x20 && c <= 0x7e
+		}
+		if printable && body == nil {
+			t.Fatalf("plainString(%q) missed a plain string", raw)
 		}
 	})
 }
