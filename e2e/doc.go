@@ -45,10 +45,12 @@
 //
 // "Back to baseline" is checked with the daemon's diagnostic extension
 // request _dshd/stats (stats_test.go), read over each scenario's own
-// connection: after initialize for the baseline, then once the scenario's
-// sessions are closed, its goroutines and open file descriptors must be
-// back to exactly that baseline (OS threads are logged only: the Go runtime
-// keeps idle ones). Scenarios whose daemon exits (disconnects, kills) are
+// connection, at rest (the daemon answers once its counted work, see
+// internal/work, has ended): after initialize for the baseline, then once
+// the scenario's sessions are closed, with no work live, exactly the
+// baseline's open file descriptors and no parked goroutine the baseline
+// did not have (OS threads are logged only: the Go runtime keeps idle
+// ones). One read each, no polling. Scenarios whose daemon exits (disconnects, kills) are
 // checked in the daemon that loads or resumes the session afterwards.
 //
 // DSHD_E2E_RACE=1 builds the daemon with

@@ -19,6 +19,7 @@ import (
 	"github.com/dsh-tools/dshd/acp/acptest"
 
 	"github.com/dsh-tools/dshd/internal/testsupport"
+	"github.com/dsh-tools/dshd/internal/work"
 )
 
 // script is a script-provider file (model/script's format).
@@ -289,7 +290,7 @@ func newSession(t testing.TB, conn *acp.AgentConn, cwd string) string {
 
 // initBaseline initializes the connection and takes the daemon's stats
 // baseline over it (see statsBaseline).
-func initBaseline(t testing.TB, conn *acp.AgentConn) (statsReader, daemonStats) {
+func initBaseline(t testing.TB, conn *acp.AgentConn) (statsReader, work.Stats) {
 	t.Helper()
 	initialize(t, conn)
 	stats := connStats(conn)

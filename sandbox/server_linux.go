@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dsh-tools/dshd/internal/work"
 )
 
 // Commands the daemon starts itself go through a sandbox server: one
@@ -272,11 +274,13 @@ func newServer(p Policy, a Availability) (*server, error) {
 		closeMarks(marks)
 		return nil, fmt.Errorf("start the sandbox server: %w", err)
 	}
+	// The server's goroutines are counted work: they end after the
+	// session that used it has closed, when the server exits.
 	exited := make(chan struct{})
-	go func() {
+	work.Go("sandbox server", func() {
 		_ = cmd.Wait()
 		close(exited)
-	}()
+	})
 	raw, err := ours.SyscallConn()
 	if err != nil {
 		_ = cmd.Process.Kill()
@@ -294,7 +298,7 @@ func newServer(p Policy, a Availability) (*server, error) {
 		}
 		return nil, fmt.Errorf("sandbox server did not start: %v", err)
 	}
-	go s.read()
+	work.Go("sandbox server", s.read)
 	return s, nil
 }
 

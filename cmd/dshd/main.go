@@ -19,6 +19,7 @@ import (
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/internal/credentials"
+	"github.com/dsh-tools/dshd/internal/work"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/task"
@@ -133,8 +134,6 @@ func (d *daemon) effective(files config.Settings) (config.Settings, llm.Secret) 
 
 func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, error) {
 	d := &daemon{flags: f, log: log}
-	// probed closes once the start-up sandbox probe has ended.
-	probed := make(chan struct{})
 	d.home, _ = os.UserHomeDir()
 	d.stateDir = f.stateDir
 	if d.stateDir == "" {
@@ -220,7 +219,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		// The built-in loop honours _meta.dshd.outputSchema.
 		StructuredTurns: true,
 		// Diagnostics for the fault suite and for operators.
-		Extensions: map[string]bridge.Extension{statsMethod: statsAtRest(probed)},
+		Extensions: map[string]bridge.Extension{statsMethod: readStats},
 		// A closed session's background commands end with it, and the
 		// loop forgets its per-session model choice.
 		OnSessionClose: func(info bridge.SessionInfo) {
@@ -244,10 +243,9 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	// The probe starts the launcher once (~15 ms): off the path to the
 	// first answer. The first session/new, which shows the sandbox
 	// option, waits for it if it is still running.
-	go func() {
-		defer close(probed)
-		d.warnSandbox(s)
-	}()
+	// It is counted work: _dshd/stats's baseline waits for it (it holds
+	// a goroutine and a pipe while it runs).
+	work.Go("sandbox probe", func() { d.warnSandbox(s) })
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/dsh-tools/dshd/bridge"
-	"os"
-	"runtime"
-	"strconv"
+	"fmt"
+	"time"
+
+	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/internal/work"
 )
 
 // statsMethod is dshd's diagnostic ACP extension request: the fault suite
@@ -16,65 +15,35 @@ import (
 // file descriptors return to their baseline.
 const statsMethod = "_dshd/stats"
 
-// stats is the result of _dshd/stats. A count the platform cannot give
-// (no /proc) is -1.
-type stats struct {
-	Goroutines int    `json:"goroutines"`
-	FDs        int    `json:"fds"`
-	Threads    int    `json:"threads"`
-	HeapBytes  uint64 `json:"heapBytes"`
+// statsParams are _dshd/stats's optional params. With RestTimeoutMs, the
+// answer waits until the daemon's counted work (sandbox servers, commands,
+// the start-up probe: see package work) has ended, at most that long, and
+// lists the parked goroutines.
+type statsParams struct {
+	RestTimeoutMs int64 `json:"restTimeoutMs,omitempty"`
 }
 
-// statsAtRest answers _dshd/stats once start-up's background work (the
-// sandbox probe, which holds a goroutine and a pipe while it runs) has
-// ended, so that the first answer is the daemon's baseline.
-func statsAtRest(started <-chan struct{}) bridge.Extension {
-	return func(ctx context.Context, params json.RawMessage) (any, error) {
-		select {
-		case <-started:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return readStats(ctx, params)
-	}
-}
+// maxRestTimeout bounds RestTimeoutMs: a diagnostic request must not hold
+// a goroutine for ever.
+const maxRestTimeout = 10 * time.Minute
 
-// readStats answers _dshd/stats; its params are ignored.
-func readStats(context.Context, json.RawMessage) (any, error) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return stats{
-		Goroutines: runtime.NumGoroutine(),
-		FDs:        openFDs(),
-		Threads:    threads(),
-		HeapBytes:  ms.HeapAlloc,
-	}, nil
-}
-
-// openFDs counts the process's open file descriptors, or -1 without
-// /proc. The directory being listed holds one descriptor while it is
-// read; it is not counted.
-func openFDs() int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(entries) - 1
-}
-
-// threads is the process's OS thread count from /proc/self/status, or -1.
-func threads() int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("Threads:")); ok {
-			if n, err := strconv.Atoi(string(bytes.TrimSpace(v))); err == nil {
-				return n
-			}
+// readStats answers _dshd/stats.
+func readStats(ctx context.Context, params json.RawMessage) (any, error) {
+	var p statsParams
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("%w: params: %v", acp.ErrInvalidParams, err)
 		}
 	}
-	return -1
+	if p.RestTimeoutMs < 0 || time.Duration(p.RestTimeoutMs)*time.Millisecond > maxRestTimeout {
+		return nil, fmt.Errorf("%w: restTimeoutMs %d is not within 0..%d", acp.ErrInvalidParams, p.RestTimeoutMs, maxRestTimeout.Milliseconds())
+	}
+	if p.RestTimeoutMs == 0 {
+		return work.Take(false), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(p.RestTimeoutMs)*time.Millisecond)
+	defer cancel()
+	// Past the deadline, the answer's Work says what is still live.
+	_, _ = work.Rest(ctx)
+	return work.Take(true), nil
 }
