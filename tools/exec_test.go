@@ -179,15 +179,26 @@ func TestJobsIncrementalAndKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each read follows a change signal: new output, or the end.
 	var all string
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(all, "got b") && time.Now().Before(deadline) {
+	for !strings.Contains(all, "got b") {
+		changed, err := js.Changed("s", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second): // bounds a failure only
+			t.Fatalf("no change after %q", all)
+		}
 		st, err := js.Read("s", id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !st.Running {
+			t.Fatalf("the job ended after %q: %+v", all, st)
+		}
 		all += st.Output
-		time.Sleep(10 * time.Millisecond)
 	}
 	lines := strings.Split(strings.TrimSpace(all), "\n")
 	if len(lines) != 3 || lines[1] != "got a" || lines[2] != "got b" {
@@ -202,6 +213,41 @@ func TestJobsIncrementalAndKill(t *testing.T) {
 		t.Errorf("after kill: %+v", st)
 	}
 	groupGone(t, pgid)
+}
+
+// TestJobsChangedAtTheEnd: a job's end is a change, and a finished job's
+// channel is closed at once.
+func TestJobsChangedAtTheEnd(t *testing.T) {
+	js := NewJobs(0)
+	defer js.Close()
+	id, err := js.Start("s", Command{Line: "read -r x; exit 3"}) // no output; stdin is empty
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		changed, err := js.Changed("s", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second): // bounds a failure only
+			t.Fatal("the job's end was no change")
+		}
+		st, err := js.Read("s", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Running {
+			if st.Ended.ExitCode == nil || *st.Ended.ExitCode != 3 || st.Output != "" {
+				t.Errorf("ended %+v", st)
+			}
+			break
+		}
+	}
+	if _, err := js.Changed("s", id); !errors.Is(err, ErrNoJob) {
+		t.Errorf("Changed of a job read to its end: %v, want ErrNoJob", err)
+	}
 }
 
 func TestJobsClose(t *testing.T) {

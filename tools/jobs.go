@@ -70,8 +70,26 @@ type job struct {
 	mu      sync.Mutex
 	unread  []byte
 	dropped int64
-	done    chan struct{} // closed when the command ended and its output is drained
+	done    chan struct{} // closed, under mu, when the command ended and its output is drained
 	out     Outcome       // valid after done
+	// changed, when someone waits (see Jobs.Changed), is closed at the
+	// next output or at the end.
+	changed chan struct{}
+}
+
+// closedChan is what Changed returns when there is something to read.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// signalLocked wakes those waiting in Changed. j.mu is held.
+func (j *job) signalLocked() {
+	if j.changed != nil {
+		close(j.changed)
+		j.changed = nil
+	}
 }
 
 // JobStatus is a snapshot of a background command.
@@ -182,8 +200,9 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 		j.out.TimedOut = timedOut
 		j.out.Duration = time.Since(j.began)
 		describeExit(&j.out, res)
-		j.mu.Unlock()
 		close(j.done)
+		j.signalLocked()
+		j.mu.Unlock()
 	}()
 	return id, nil
 }
@@ -204,6 +223,7 @@ func (s *cappedSink) Write(b []byte) (int, error) {
 		j.dropped += int64(over)
 		j.unread = append(j.unread[:0], j.unread[over:]...)
 	}
+	j.signalLocked()
 	return len(b), nil
 }
 
@@ -248,6 +268,41 @@ func (js *Jobs) Read(session, id string) (JobStatus, error) {
 		js.mu.Unlock()
 	}
 	return st, nil
+}
+
+// Changed returns a channel that is closed once job id has output Read
+// has not returned yet, or has ended: at once if it has either now. It is
+// how a caller follows a job's output without polling:
+//
+//	for {
+//		ch, err := js.Changed(session, id)
+//		...
+//		<-ch // or a select with ctx.Done()
+//		st, err := js.Read(session, id)
+//		...
+//		if !st.Running {
+//			break
+//		}
+//	}
+func (js *Jobs) Changed(session, id string) (<-chan struct{}, error) {
+	j, err := js.lookup(session, id)
+	if err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	select {
+	case <-j.done:
+		return j.done, nil
+	default:
+	}
+	if len(j.unread) > 0 || j.dropped > 0 {
+		return closedChan, nil
+	}
+	if j.changed == nil {
+		j.changed = make(chan struct{})
+	}
+	return j.changed, nil
 }
 
 // Wait blocks until job id has ended, the timeout passed or ctx ended,
