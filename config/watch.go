@@ -62,10 +62,12 @@ func (l *Live) Reload() error {
 		return err
 	}
 	l.current.Store(&s)
-	l.log.Info("settings reloaded")
 	if l.onChange != nil {
 		l.onChange(s)
 	}
+	// Logged once OnChange has put the settings in force: a reader of
+	// the log (or a test) may rely on them from this line on.
+	l.log.Info("settings reloaded")
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/internal/testsupport"
 	"github.com/dsh-tools/dshd/policy"
 )
 
@@ -43,7 +44,7 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 	}
 
 	saveSettings(t, cfg, `{"permissions": {"allow": ["read"], "deny": ["read(README.md)"], "defaultMode": "plan"}}`)
-	waitFor(t, ctx, func() bool { return len(d.agent.Rules().Deny) == 1 })
+	p.waitFor(t, func() bool { return len(d.agent.Rules().Deny) == 1 })
 	if got := d.agent.Rules().Deny[0]; got != policy.MustParseRule("read(README.md)") {
 		t.Fatalf("deny rule %v", got)
 	}
@@ -82,8 +83,9 @@ func TestSettingsChangeAppliesToTheRunningSession(t *testing.T) {
 type inProcess struct {
 	d      *daemon
 	conn   *acp.AgentConn
-	stdin  io.WriteCloser // the daemon's stdin: closing it is EOF
-	served chan int       // serve's exit code
+	stdin  io.WriteCloser         // the daemon's stdin: closing it is EOF
+	served chan int               // serve's exit code
+	log    testsupport.SyncBuffer // the daemon's log (info and up)
 }
 
 // serveInProcess builds a daemon from f, with XDG_CONFIG_HOME in
@@ -97,13 +99,14 @@ func serveInProcess(t *testing.T, ctx context.Context, dir string, f flags, cl *
 		}
 		return ""
 	}
-	d, err := newDaemon(f, getenv, quietLog())
+	p := &inProcess{served: make(chan int, 1)}
+	d, err := newDaemon(f, getenv, slog.New(slog.NewTextHandler(&p.log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	toAgentR, toAgentW := io.Pipe()
 	fromAgentR, fromAgentW := io.Pipe()
-	p := &inProcess{d: d, stdin: toAgentW, served: make(chan int, 1)}
+	p.d, p.stdin = d, toAgentW
 	go func() { p.served <- d.serve(ctx, toAgentR, fromAgentW) }()
 	p.conn = cl.Serve(ctx, pipes{ReadCloser: fromAgentR, w: toAgentW})
 	return p
@@ -182,17 +185,11 @@ func lastRawOutput(cl *acptest.Client, callID string) string {
 	return raw
 }
 
-// waitFor polls cond until it holds or ctx ends (the file watcher applies
-// changes asynchronously).
-func waitFor(t *testing.T, ctx context.Context, cond func() bool) {
+// waitFor waits until cond holds, checking it again after each line the
+// daemon logs: the changes these tests wait for (a settings reload, an MCP
+// server's new tool list) are logged once they are in force, so nothing
+// polls. It fails the test after a minute (a failure bound only).
+func (p *inProcess) waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatal("condition never held")
-		case <-tick.C:
-		}
-	}
+	p.log.WaitFor(t, time.Minute, "condition", func(string) bool { return cond() })
 }

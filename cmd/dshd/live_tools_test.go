@@ -34,7 +34,7 @@ func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
 	}
 
 	saveSettings(t, cfg, `{"tools": {"deny": ["task"]}}`)
-	waitFor(t, ctx, func() bool { return !hasTask() })
+	p.waitFor(t, func() bool { return !hasTask() })
 	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "delegate", "t1"); st != acp.ToolCallFailed {
 		t.Fatalf("task after the deny: %s", st)
 	}
@@ -43,7 +43,7 @@ func TestToolDenyReachesTheRunningSessionsTask(t *testing.T) {
 	}
 
 	saveSettings(t, cfg, `{}`)
-	waitFor(t, ctx, hasTask)
+	p.waitFor(t, hasTask)
 
 	p.exit(t)
 }

@@ -61,7 +61,7 @@ func TestMCPToolListChanges(t *testing.T) {
 		t.Fatalf("the tool before the server added it: %s", st)
 	}
 	addTool("second")
-	waitFor(t, ctx, func() bool { _, ok := d.registry.Lookup(sess.SessionID, "mcp__live__second"); return ok })
+	p.waitFor(t, func() bool { _, ok := d.registry.Lookup(sess.SessionID, "mcp__live__second"); return ok })
 	if st := promptStatus(t, ctx, conn, cl, sess.SessionID, "after", "m2"); st != acp.ToolCallCompleted {
 		t.Fatalf("the tool after the server added it: %s (%s)", st, lastRawOutput(cl, "m2"))
 	}

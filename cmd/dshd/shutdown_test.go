@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/internal/testsupport"
 )
 
 // TestSIGTERMKillsRunningCommands stops the daemon while a command runs:
@@ -31,6 +32,10 @@ func TestSIGTERMKillsRunningCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	pidFile := filepath.Join(cwd, "child.pid")
+	if err := syscall.Mkfifo(pidFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := start(t, cwd, "--script", scriptFile, "--config", cfg, "--state-dir", filepath.Join(dir, "state"))
 	sess := openSession(t, ctx, p.conn, cwd, nil)
 	answered := make(chan error, 1)
@@ -38,39 +43,22 @@ func TestSIGTERMKillsRunningCommands(t *testing.T) {
 		_, err := p.conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.Text("run")}})
 		answered <- err
 	}()
-	// Wait until the command has started its child.
-	pidFile := filepath.Join(cwd, "child.pid")
-	var pid int
-	waitFor(t, ctx, func() bool {
-		b, err := os.ReadFile(pidFile)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
+	// The command says its child's pid through a FIFO: reading it
+	// returns once the child runs and the shell has closed its end.
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("child pid %q: %v", b, err)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("exit after SIGTERM: %v", err)
 	}
-	<-answered // answered (cancelled) or the connection closed: either way it returned
-	waitFor(t, ctx, func() bool { return gone(pid) })
-}
-
-// gone reports whether a process has ended: it no longer exists, or it is
-// a zombie waiting for a parent (in a container, PID 1 may never reap it).
-func gone(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false // no procfs: only a vanished process counts
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+	<-answered                   // answered (cancelled) or the connection closed: either way it returned
+	testsupport.WaitExit(t, pid) // a zombie counts as gone: in a container PID 1 may never reap it
 }
