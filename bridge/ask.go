@@ -131,8 +131,7 @@ func (ap *approver) Approve(ctx context.Context, exec *pipeline.Execution, req p
 	if h := s.callHost(exec); h != nil {
 		h.markAsked() // whatever the answer, the landing guard lands the paths again
 	}
-	var resp acp.RequestPermissionResponse
-	err := s.conn.peer().Call(ctx, acp.MethodSessionRequestPermission, params, &resp)
+	resp, err := s.conn.peer().RequestPermission(ctx, &params)
 	if err != nil {
 		s.logPermission(ap.call.id, "error", nil)
 		if ctx.Err() != nil {

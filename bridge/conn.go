@@ -20,13 +20,6 @@ import (
 	"github.com/dsh-tools/dshd/policy"
 )
 
-// peer is what the bridge needs of the connection to the editor;
-// *acp.ClientConn implements it.
-type peer interface {
-	Call(ctx context.Context, method string, params, result any) error
-	Notify(ctx context.Context, method string, params any) error
-}
-
 // rawUpdate is the params of a session/update whose update is already
 // JSON (encoded once for the log and the wire, or read back from the log):
 // it is copied into the message, not decoded and re-encoded.
@@ -35,12 +28,20 @@ type rawUpdate struct {
 	Update    json.RawMessage `json:"update"`
 }
 
+// sendRawUpdate sends a session/update whose update is already JSON. It is
+// the bridge's one untyped message: acp.ClientConn.SessionUpdate takes a
+// decoded update, and acp sends pre-encoded ones through Conn.Notify (see
+// its doc); every other call to the editor is a typed ClientConn method.
+func (c *conn) sendRawUpdate(ctx context.Context, sessionID string, update json.RawMessage) error {
+	return c.peer().Notify(ctx, acp.MethodSessionUpdate, rawUpdate{sessionID, update})
+}
+
 // conn is the bridge's state for one editor connection.
 type conn struct {
 	agent *Agent
 	// rpc is the connection, set before its first message is read; ready
 	// is closed then.
-	rpc   peer
+	rpc   *acp.ClientConn
 	ready chan struct{}
 
 	mu          sync.Mutex
@@ -79,7 +80,7 @@ func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 }
 
 // peer returns the connection to the editor.
-func (c *conn) peer() peer {
+func (c *conn) peer() *acp.ClientConn {
 	<-c.ready
 	return c.rpc
 }

@@ -161,8 +161,8 @@ func (f *sessionFiles) ReadTextFile(ctx context.Context, l host.Landing, line, l
 		l := uint32(limit)
 		req.Limit = &l
 	}
-	var resp acp.ReadTextFileResponse
-	if err := f.s.conn.peer().Call(ctx, acp.MethodFSReadTextFile, req, &resp); err != nil {
+	resp, err := f.s.conn.peer().ReadTextFile(ctx, &req)
+	if err != nil {
 		var ae *acp.Error
 		if errors.As(err, &ae) && ae.Code == acp.CodeResourceNotFound {
 			return "", fmt.Errorf("read %s: %w", l.Abs, fs.ErrNotExist)
@@ -190,7 +190,7 @@ func (f *sessionFiles) WriteTextFile(ctx context.Context, l host.Landing, conten
 		return err
 	}
 	req := acp.WriteTextFileRequest{SessionID: f.s.id, Path: l.Abs, Content: content}
-	if err := f.s.conn.peer().Call(ctx, acp.MethodFSWriteTextFile, req, nil); err != nil {
+	if _, err := f.s.conn.peer().WriteTextFile(ctx, &req); err != nil {
 		return fmt.Errorf("write %s through the editor: %w", l.Abs, err)
 	}
 	return nil
@@ -239,9 +239,12 @@ func (e *editorTerminals) create(ctx context.Context, req acp.CreateTerminalRequ
 	go func() {
 		callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 		defer cancel()
-		var created acp.CreateTerminalResponse
-		err := s.conn.peer().Call(callCtx, acp.MethodTerminalCreate, req, &created)
-		answer <- result{created.TerminalID, err}
+		created, err := s.conn.peer().CreateTerminal(callCtx, &req)
+		if err != nil {
+			answer <- result{err: err}
+			return
+		}
+		answer <- result{created.TerminalID, nil}
 	}()
 	select {
 	case r := <-answer:
@@ -268,10 +271,10 @@ func (e *editorTerminals) discard(ctx context.Context, id string) {
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	ref := acp.TerminalRequest{SessionID: s.id, TerminalID: id}
-	if err := s.conn.peer().Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
+	if _, err := s.conn.peer().KillTerminal(cleanup, &ref); err != nil {
 		s.agent.log.Warn("terminal/kill failed", "terminal", id, "err", err)
 	}
-	if err := s.conn.peer().Call(cleanup, acp.MethodTerminalRelease, ref, nil); err != nil {
+	if _, err := s.conn.peer().ReleaseTerminal(cleanup, &ref); err != nil {
 		s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
 	}
 }
@@ -315,7 +318,7 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 	defer func() {
 		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer cancel()
-		if err := s.conn.peer().Call(release, acp.MethodTerminalRelease, ref, nil); err != nil {
+		if _, err := s.conn.peer().ReleaseTerminal(release, &ref); err != nil {
 			s.agent.log.Warn("terminal/release failed", "terminal", id, "err", err)
 		}
 	}()
@@ -326,20 +329,21 @@ func (e *editorTerminals) Run(ctx context.Context, req host.TerminalRequest) (*p
 		req.Started(id)
 	}
 
-	var exit acp.WaitForTerminalExitResponse
-	waitErr := s.conn.peer().Call(ctx, acp.MethodTerminalWaitForExit, ref, &exit)
+	exit, waitErr := s.conn.peer().WaitForTerminalExit(ctx, &ref)
 	// The command has ended or is given up on: from now on only clean-up
 	// runs, under its own short deadline.
 	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancelCleanup()
 	if waitErr != nil {
 		// Cancelled or timed out: kill, then collect what it printed.
-		if err := s.conn.peer().Call(cleanup, acp.MethodTerminalKill, ref, nil); err != nil {
+		if _, err := s.conn.peer().KillTerminal(cleanup, &ref); err != nil {
 			s.agent.log.Warn("terminal/kill failed", "terminal", id, "err", err)
 		}
 	}
-	var out acp.TerminalOutputResponse
-	outErr := s.conn.peer().Call(cleanup, acp.MethodTerminalOutput, ref, &out)
+	out, outErr := s.conn.peer().TerminalOutput(cleanup, &ref)
+	if outErr != nil {
+		out = &acp.TerminalOutputResponse{}
+	}
 	card := &presentation.TerminalCard{Title: req.Command, Output: out.Output, TerminalID: id}
 	status := out.ExitStatus
 	if waitErr == nil {

@@ -252,7 +252,7 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 			id := "u" + strconv.Itoa(prompt)
 			for _, b := range blocks {
 				u := acp.SessionUpdate{Value: &acp.UserMessageChunk{Content: b, MessageID: &id}}
-				if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: u}); err != nil {
+				if err := s.conn.peer().SessionUpdate(ctx, &acp.SessionNotification{SessionID: s.id, Update: u}); err != nil {
 					return err
 				}
 			}
@@ -261,12 +261,12 @@ func (s *session) replay(ctx context.Context, recs []sessionlog.Record) error {
 			if !send {
 				continue
 			}
-			if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, rawUpdate{s.id, update}); err != nil {
+			if err := s.conn.sendRawUpdate(ctx, s.id, update); err != nil {
 				return err
 			}
 		case evCompaction:
 			for _, u := range s.replayCompaction(r.Payload) {
-				if err := s.conn.peer().Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{Value: u}}); err != nil {
+				if err := s.conn.peer().SessionUpdate(ctx, &acp.SessionNotification{SessionID: s.id, Update: acp.SessionUpdate{Value: u}}); err != nil {
 					return err
 				}
 			}

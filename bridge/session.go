@@ -132,7 +132,7 @@ func (s *session) send(u acp.SessionUpdateVariant, logged bool) {
 	if logged && s.log != nil {
 		s.log.appendRaw(evUpdate, raw)
 	}
-	if err := s.conn.peer().Notify(context.Background(), acp.MethodSessionUpdate, rawUpdate{s.id, raw}); err != nil {
+	if err := s.conn.sendRawUpdate(context.Background(), s.id, raw); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
 }
