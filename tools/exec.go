@@ -200,28 +200,8 @@ func Run(ctx context.Context, c Command) (*Outcome, error) {
 	}
 	stop := make(chan struct{})
 	drained := p.drain(sink, stop)
-	waited := make(chan waitResult, 1)
-	go func() { waited <- p.waitResult() }()
-
-	var timeout <-chan time.Time
-	if c.Timeout > 0 {
-		t := time.NewTimer(c.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	o := &Outcome{}
-	var res waitResult
-	select {
-	case res = <-waited:
-	case <-timeout:
-		o.TimedOut = true
-		p.kill(syscall.SIGKILL)
-		res = <-waited
-	case <-ctx.Done():
-		o.Cancelled = true
-		p.kill(syscall.SIGKILL)
-		res = <-waited
-	}
+	res, timedOut, cancelled := p.waitOrKill(c.Timeout, ctx.Done())
+	o := &Outcome{TimedOut: timedOut, Cancelled: cancelled}
 	p.kill(syscall.SIGKILL) // stragglers the command left in its group
 	close(stop)
 	<-drained
@@ -237,9 +217,31 @@ type waitResult struct {
 	err    error
 }
 
-func (p *process) waitResult() waitResult {
-	ws, err := p.wait()
-	return waitResult{ws, err}
+// waitOrKill waits for p to exit. When timeout passes first (0: no
+// timeout) or cancel closes first (nil: never), it kills p's group with
+// SIGKILL, says which of the two happened, and waits for the exit.
+func (p *process) waitOrKill(timeout time.Duration, cancel <-chan struct{}) (res waitResult, timedOut, cancelled bool) {
+	waited := make(chan waitResult, 1)
+	go func() {
+		ws, err := p.wait()
+		waited <- waitResult{ws, err}
+	}()
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case res = <-waited:
+		return res, false, false
+	case <-timer:
+		timedOut = true
+	case <-cancel:
+		cancelled = true
+	}
+	p.kill(syscall.SIGKILL)
+	return <-waited, timedOut, cancelled
 }
 
 func describeExit(o *Outcome, res waitResult) {

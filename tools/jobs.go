@@ -176,24 +176,8 @@ func (js *Jobs) StartCapped(session string, c Command, max int) (string, error) 
 	stop := make(chan struct{})
 	drained := p.drain(&cappedSink{j: j, limit: js.unreadLimit}, stop)
 	go func() {
-		waited := make(chan waitResult, 1)
-		go func() { waited <- p.waitResult() }()
-		var timeout <-chan time.Time
-		if c.Timeout > 0 {
-			t := time.NewTimer(c.Timeout)
-			defer t.Stop()
-			timeout = t.C
-		}
-		var res waitResult
-		timedOut := false
-		select {
-		case res = <-waited:
-		case <-timeout:
-			timedOut = true
-			p.kill(syscall.SIGKILL)
-			res = <-waited
-		}
-		p.kill(syscall.SIGKILL) // stragglers left in the group
+		res, timedOut, _ := p.waitOrKill(c.Timeout, nil) // Kill ends a job, not a context
+		p.kill(syscall.SIGKILL)                          // stragglers left in the group
 		close(stop)
 		<-drained
 		j.mu.Lock()
