@@ -89,8 +89,8 @@ type Options struct {
 	// project or user (default project with Grants, session without).
 	// Change it live with [Agent.SetRememberScope].
 	Remember policy.Scope
-	// DefaultMode is the mode of new sessions (default [ModeDefault]).
-	DefaultMode string
+	// DefaultMode is the mode of new sessions (default [policy.ModeDefault]).
+	DefaultMode policy.Mode
 	// Protected are paths no tool may write (the daemon's settings files,
 	// for example). The state directory and every root's .git directory
 	// are always protected.
@@ -152,7 +152,7 @@ type Agent struct {
 	pipeline *pipeline.Pipeline
 	log      *slog.Logger
 	rules    atomic.Pointer[policy.RuleSet]
-	mode     atomic.Pointer[string] // default mode of new sessions
+	mode     atomic.Pointer[policy.Mode] // default mode of new sessions
 	remember atomic.Pointer[policy.Scope]
 	store    *store
 	sandbox  *sandboxState
@@ -182,8 +182,8 @@ func New(opts Options) *Agent {
 	if opts.NewSessionID == nil {
 		opts.NewSessionID = randomID
 	}
-	if opts.DefaultMode == "" || !policy.Mode(opts.DefaultMode).Valid() {
-		opts.DefaultMode = ModeDefault
+	if opts.DefaultMode == "" || !opts.DefaultMode.Valid() {
+		opts.DefaultMode = policy.ModeDefault
 	}
 	for name := range opts.Extensions {
 		if !strings.HasPrefix(name, "_") {
@@ -219,8 +219,8 @@ func (a *Agent) SetRules(rs policy.RuleSet) { a.rules.Store(&rs) }
 
 // SetDefaultMode changes the mode of sessions created from now on; an
 // unknown mode is refused. Running sessions keep theirs.
-func (a *Agent) SetDefaultMode(mode string) error {
-	if !policy.Mode(mode).Valid() {
+func (a *Agent) SetDefaultMode(mode policy.Mode) error {
+	if !mode.Valid() {
 		return fmt.Errorf("bridge: unknown mode %q", mode)
 	}
 	a.mode.Store(&mode)

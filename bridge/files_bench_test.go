@@ -11,6 +11,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
 	"github.com/dsh-tools/dshd/bridge"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 	"github.com/dsh-tools/dshd/tools"
@@ -56,7 +57,7 @@ func BenchmarkFileCalls(b *testing.B) {
 			agent := bridge.New(bridge.Options{Loop: callsLoop(calls, bc.tool, args), Registry: reg, Logger: discardLogger()})
 			conn, sid := benchSetup(b, agent, &acptest.Client{Permission: acptest.AllowOnce}, ws)
 			ctx := context.Background()
-			if _, err := conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: bridge.ModeAcceptEdits}); err != nil {
+			if _, err := conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: string(policy.ModeAcceptEdits)}); err != nil {
 				b.Fatal(err)
 			}
 			cpu0 := processCPU()

@@ -88,7 +88,7 @@ func (s *session) restore(recs []sessionlog.Record) {
 		case evMode:
 			var e modeEvent
 			if r.Decode(&e) == nil && policy.Mode(e.Mode).Valid() {
-				s.mode = e.Mode
+				s.mode = policy.Mode(e.Mode)
 			}
 		case evConfig:
 			var e configEvent

@@ -7,6 +7,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/pipeline"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -93,8 +94,8 @@ type SessionInfo struct {
 	// Roots are the directories tools may touch without asking: Cwd first,
 	// then the session's additional directories.
 	Roots []string
-	// Mode is the current session mode id (see the Mode constants).
-	Mode string
+	// Mode is the current session mode (a row of [policy.Modes]).
+	Mode policy.Mode
 	// Title is the session title, empty until the first exchange.
 	Title string
 }

@@ -216,7 +216,7 @@ func TestMCPReadOnlyHintInPlanMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := conn.SetSessionMode(context.Background(), &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: bridge.ModePlan}); err != nil {
+			if _, err := conn.SetSessionMode(context.Background(), &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: string(policy.ModePlan)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := prompt(conn, sess.SessionID, "look"); err != nil {

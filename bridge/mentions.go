@@ -174,7 +174,7 @@ func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	if lp.Err != nil || lp.Abs == "" {
 		return host.Landing{}, fmt.Errorf("its path cannot be resolved: %v", lp.Err)
 	}
-	mode := policy.Mode(s.currentMode())
+	mode := s.currentMode()
 	if lp.Root == "" && mode.OutsideRoots() != policy.Allow {
 		return host.Landing{}, fmt.Errorf("it is outside the session's workspace (%s); read it with the read tool, which asks the user first", strings.Join(s.roots, ", "))
 	}

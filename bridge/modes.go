@@ -13,23 +13,12 @@ import (
 	"github.com/dsh-tools/dshd/registry"
 )
 
-// Session modes, the rows of [policy.Modes]: they are offered both as ACP
-// `modes` and as the `mode` config option, kept in sync. The policy's mode
-// table is the one description of what each mode does; the listeners
-// below read their decisions from it.
-const (
-	ModeDefault           = string(policy.ModeDefault)
-	ModeAcceptEdits       = string(policy.ModeAcceptEdits)
-	ModePlan              = string(policy.ModePlan)
-	ModeBypassPermissions = string(policy.ModeBypassPermissions)
-)
-
 // ConfigMode is the id of the mode config option.
 const ConfigMode = "mode"
 
 // modeState is the session's `modes` for new/load/resume responses.
 func (s *session) modeState() *acp.SessionModeState {
-	st := &acp.SessionModeState{CurrentModeID: s.currentMode()}
+	st := &acp.SessionModeState{CurrentModeID: string(s.currentMode())}
 	for _, m := range policy.Modes() {
 		st.AvailableModes = append(st.AvailableModes, acp.SessionMode{ID: string(m.ID), Name: m.Name, Description: acp.Ptr(m.Description)})
 	}
@@ -47,7 +36,7 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 		Name:         "Mode",
 		Description:  acp.Ptr("How much the agent may do without asking."),
 		Category:     acp.Ptr(acp.ConfigCategoryMode),
-		CurrentValue: s.currentMode(),
+		CurrentValue: string(s.currentMode()),
 		Options:      acp.SelectOptions{Flat: opts},
 	}}}
 	list = append(list, s.sandboxConfigOption())
@@ -157,7 +146,7 @@ func unresolved(l policy.Landing) string {
 
 func (a *Agent) planMode(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
 	s := a.sessionFor(exec.Scope())
-	if s == nil || policy.Mode(s.currentMode()).Decide(exec.Kind()) != policy.Deny {
+	if s == nil || s.currentMode().Decide(exec.Kind()) != policy.Deny {
 		return next()
 	}
 	// A tool that only claims to be read-only (an MCP server's hint) runs
@@ -184,7 +173,7 @@ func (a *Agent) denyRules(exec *pipeline.Execution, next func() pipeline.PreDeci
 
 func (a *Agent) rootsListener(exec *pipeline.Execution, next func() pipeline.PreDecision) pipeline.PreDecision {
 	s := a.sessionFor(exec.Scope())
-	if s == nil || policy.Mode(s.currentMode()).OutsideRoots() == policy.Allow {
+	if s == nil || s.currentMode().OutsideRoots() == policy.Allow {
 		return next()
 	}
 	var outside []string
@@ -214,7 +203,7 @@ func (a *Agent) rulesListener(exec *pipeline.Execution, next func() pipeline.Pre
 	case policy.Allow:
 		return pipeline.AllowOnce()
 	case policy.Ask:
-		if policy.Mode(s.currentMode()).AskRule() == policy.Allow {
+		if s.currentMode().AskRule() == policy.Allow {
 			return pipeline.AllowOnce()
 		}
 		return pipeline.Ask(fmt.Sprintf("the permission rule \"%s\" asks before this call", v.Rule))
@@ -228,7 +217,7 @@ func (a *Agent) modeListener(exec *pipeline.Execution, next func() pipeline.PreD
 		return next()
 	}
 	kind := exec.Kind()
-	mode := policy.Mode(s.currentMode())
+	mode := s.currentMode()
 	if mode.Decide(kind) == policy.Allow {
 		// ListenerRoots already asked for paths outside the roots.
 		return pipeline.AllowOnce()

@@ -69,7 +69,7 @@ func TestModeTable(t *testing.T) {
 				return acp.StopEndTurn, nil
 			})
 			agent, err := buildTestAgentWith(loop, t.TempDir(), func(o *bridge.Options) {
-				o.DefaultMode = string(m.ID)
+				o.DefaultMode = m.ID
 				o.Rules = rules
 			})
 			if err != nil {

@@ -141,8 +141,8 @@ func TestEscalatedCommandAlwaysAsks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{bridge.ModeDefault, bridge.ModeAcceptEdits, bridge.ModeBypassPermissions} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []policy.Mode{policy.ModeDefault, policy.ModeAcceptEdits, policy.ModeBypassPermissions} {
+		t.Run(string(mode), func(t *testing.T) {
 			run := runShell(t, func(o *bridge.Options) {
 				o.DefaultMode, o.Rules = mode, allowAll
 				o.Sandbox.Probe = available
@@ -175,7 +175,7 @@ func TestEscalatedCommandAlwaysAsks(t *testing.T) {
 }
 
 func TestEscalationNeedsJustification(t *testing.T) {
-	run := runShell(t, func(o *bridge.Options) { o.DefaultMode = bridge.ModeBypassPermissions; o.Sandbox.Probe = available },
+	run := runShell(t, func(o *bridge.Options) { o.DefaultMode = policy.ModeBypassPermissions; o.Sandbox.Probe = available },
 		escalated("make install", ""))
 	if len(run.asked) != 0 || !strings.Contains(run.results[0], "justification") {
 		t.Errorf("asked %d times; result %q", len(run.asked), run.results[0])

@@ -37,7 +37,7 @@ type session struct {
 	sandboxServers sandbox.Servers
 
 	mu   sync.Mutex
-	mode string
+	mode policy.Mode
 	// sandboxMode is the session's choice of sandbox mode ("" follows
 	// the settings).
 	sandboxMode sandbox.Mode
@@ -100,7 +100,7 @@ func (s *session) info() SessionInfo {
 	return SessionInfo{ID: s.id, Cwd: s.cwd, Roots: slices.Clone(s.roots), Mode: s.mode, Title: s.title}
 }
 
-func (s *session) currentMode() string {
+func (s *session) currentMode() policy.Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode
@@ -339,12 +339,13 @@ func (s *session) callHost(exec *pipeline.Execution) *turnHost {
 // through, so both stay in sync) and logs the change. The updates go out
 // before the response of set_mode/set_config_option.
 func (s *session) setMode(id string) error {
-	if !policy.Mode(id).Valid() {
+	mode := policy.Mode(id)
+	if !mode.Valid() {
 		return fmt.Errorf("%w: unknown mode %q", acp.ErrInvalidParams, id)
 	}
 	s.mu.Lock()
-	changed := s.mode != id
-	s.mode = id
+	changed := s.mode != mode
+	s.mode = mode
 	s.mu.Unlock()
 	if !changed {
 		return nil

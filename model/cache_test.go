@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
-	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/catalog"
 	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -148,7 +148,7 @@ func runWorkload(t testing.TB, noCache bool) workloadResult {
 		return anthropicmock.Reply{Text: "Next I will look at this.", ToolCalls: steps[i]}
 	})
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "test-key", Model: "claude-sonnet-4-5", NoCache: noCache})
-	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypassPermissions})
+	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: policy.ModeBypassPermissions})
 	sid := h.newSession()
 	prompts := []string{
 		"The HTTP handlers in internal/server drop the context of their errors. Wrap every returned error with the handler's name, then build and run the tests.",

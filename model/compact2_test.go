@@ -13,6 +13,7 @@ import (
 	"github.com/dsh-tools/dshd/model/anthropic"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/policy"
 )
 
 // chat is a mock API that answers every prompt with one tool call and
@@ -41,7 +42,7 @@ func chat(t *testing.T, block chan struct{}) *anthropicmock.Server {
 
 func chatHarness(t *testing.T, srv *anthropicmock.Server, stateDir string, caps *acp.ClientSessionCapabilities) *harness {
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
-	return newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypassPermissions, stateDir: stateDir, caps: caps,
+	return newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: policy.ModeBypassPermissions, stateDir: stateDir, caps: caps,
 		opts: model.Options{Model: "claude-sonnet-4-5"}})
 }
 
@@ -307,7 +308,7 @@ func TestFailedCompactionNotRepeated(t *testing.T) {
 	})
 	srv.Window = 12_000
 	p := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
-	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypassPermissions,
+	h := newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: policy.ModeBypassPermissions,
 		opts: model.Options{ContextWindow: 12_000, MaxTurnRequests: 40}})
 	sid := h.newSession()
 	if _, err := h.prompt(context.Background(), sid, acp.Text(goal)); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/dsh-tools/dshd/internal/anthropicmock"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/anthropic"
+	"github.com/dsh-tools/dshd/policy"
 )
 
 // goal is the task of the long sessions; the mock model's summaries keep
@@ -66,7 +67,7 @@ func runLongSession(t *testing.T, window, steps int, fail func(i int) string, ca
 	})
 	ls.srv.Window = window
 	p := anthropic.New(anthropic.Config{BaseURL: ls.srv.URL, APIKey: "k", Model: "claude-sonnet-4-5", MaxTokens: 2048})
-	ls.h = newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: bridge.ModeBypassPermissions, caps: caps,
+	ls.h = newHarness(t, harnessOptions{provider: p, extra: workloadTools(), mode: policy.ModeBypassPermissions, caps: caps,
 		opts: model.Options{ContextWindow: window, MaxTokens: 2048, MaxTurnRequests: steps + 10}})
 	ls.sid = ls.h.newSession()
 	stop, err := ls.h.prompt(context.Background(), ls.sid, acp.Text(goal+". Read every file under src/ first."))

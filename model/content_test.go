@@ -11,6 +11,7 @@ import (
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -137,7 +138,7 @@ func TestRebuildRepairsInterruptedCalls(t *testing.T) {
 }
 
 func TestSystemPrompt(t *testing.T) {
-	info := bridge.SessionInfo{ID: "s", Cwd: "/work", Roots: []string{"/work", "/lib"}, Mode: bridge.ModePlan}
+	info := bridge.SessionInfo{ID: "s", Cwd: "/work", Roots: []string{"/work", "/lib"}, Mode: policy.ModePlan}
 	got := model.System{Info: info}.String()
 	for _, want := range []string{"Working directory: /work", "- /lib"} {
 		if !strings.Contains(got, want) {

@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -119,7 +120,7 @@ type harnessOptions struct {
 	stateDir string
 	tools    *testTools
 	extra    []*registry.Definition // global tools besides tools'
-	mode     string
+	mode     policy.Mode
 	perm     acptest.PermissionPolicy
 	caps     *acp.ClientSessionCapabilities // advertised as clientCapabilities.session
 }

@@ -396,7 +396,7 @@ func TestMentionsResolvedThroughTheEditor(t *testing.T) {
 	msgs := h.rec.Requests()[0].Messages
 	user := msgs[len(msgs)-1]
 	// The prompt's blocks, then the mode reminder.
-	if n := len(user.Parts); n == 9 && user.Parts[8].(*llm.Text).Text == model.ModeReminder(bridge.ModeDefault) {
+	if n := len(user.Parts); n == 9 && user.Parts[8].(*llm.Text).Text == model.ModeReminder(policy.ModeDefault) {
 		user.Parts = user.Parts[:8]
 	}
 	if len(user.Parts) != 8 {

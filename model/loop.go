@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model/catalog"
 	"github.com/dsh-tools/dshd/model/llm"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/registry"
 )
 
@@ -277,9 +278,9 @@ type run struct {
 	sub         *Subturn
 	final       *finalTool // nil unless an output schema was asked for
 	project     Project
-	toldMode    string // the mode the conversation last told the model
-	model       string // the model the requests name
-	window      int    // its context window
+	toldMode    policy.Mode // the mode the conversation last told the model
+	model       string      // the model the requests name
+	window      int         // its context window
 
 	// Compaction's size estimates (see compact.go): the fixed part of a
 	// request (system prompt and tools), the estimate of the last request

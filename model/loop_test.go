@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
-	"github.com/dsh-tools/dshd/bridge"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/internal/looptest"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/script"
+	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
 )
@@ -55,7 +55,7 @@ func TestTurnStreamsTextThoughtAndUsage(t *testing.T) {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
 	second := reqs[1].Messages
-	if len(second) != 3 || second[0].Text() != "hi"+model.ModeReminder(bridge.ModeDefault) || second[1].Role != llm.RoleAssistant || second[1].Text() != "Hello there." || second[2].Text() != "again" {
+	if len(second) != 3 || second[0].Text() != "hi"+model.ModeReminder(policy.ModeDefault) || second[1].Role != llm.RoleAssistant || second[1].Text() != "Hello there." || second[2].Text() != "again" {
 		t.Errorf("second request's messages = %+v", second)
 	}
 	sys := reqs[0].System
@@ -131,7 +131,7 @@ func TestReadOnlyCallsRunConcurrentlyMutatingInOrder(t *testing.T) {
 	     {"id":"w1","name":"poke","arguments":{"path":"c"}},
 	     {"id":"w2","name":"poke","arguments":{"path":"d"}}]},
 	  {"text":"ok"}]}]}`))
-	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: bridge.ModeBypassPermissions})
+	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: policy.ModeBypassPermissions})
 	sid := h.newSession()
 	if stop, err := h.prompt(context.Background(), sid, acp.Text("go")); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
@@ -154,7 +154,7 @@ func TestReadOnlyCallsBounded(t *testing.T) {
 		calls = append(calls, fmt.Sprintf(`{"id":"r%d","name":"look","arguments":{"path":"p%d"}}`, i, i))
 	}
 	prov := script.New(mustScript(t, `{"turns":[{"responses":[{"toolCalls":[`+strings.Join(calls, ",")+`]},{"text":"ok"}]}]}`))
-	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: bridge.ModeBypassPermissions})
+	h := newHarness(t, harnessOptions{provider: prov, tools: tools, mode: policy.ModeBypassPermissions})
 	if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
 	}
@@ -190,7 +190,7 @@ func TestDelegatingCallsRunAlone(t *testing.T) {
 	     {"id":"d1","name":"deleg","arguments":{"path":"a"}},
 	     {"id":"d2","name":"deleg","arguments":{"path":"b"}}]},
 	  {"text":"ok"}]}]}`))
-		h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: bridge.ModeBypassPermissions})
+		h := newHarness(t, harnessOptions{provider: prov, extra: []*registry.Definition{deleg}, mode: policy.ModeBypassPermissions})
 		if stop, err := h.prompt(context.Background(), h.newSession(), acp.Text("go")); err != nil || stop != acp.StopEndTurn {
 			t.Fatalf("prompt: %v %v", stop, err)
 		}
@@ -369,9 +369,9 @@ func TestSystemPromptStableAcrossModeChange(t *testing.T) {
 	h := newHarness(t, harnessOptions{provider: rec})
 	sid := h.newSession()
 	ctx := context.Background()
-	for i, mode := range []string{"", bridge.ModePlan, bridge.ModePlan} {
+	for i, mode := range []policy.Mode{"", policy.ModePlan, policy.ModePlan} {
 		if mode != "" {
-			if _, err := h.conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: mode}); err != nil {
+			if _, err := h.conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: sid, ModeID: string(mode)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -389,7 +389,7 @@ func TestSystemPromptStableAcrossModeChange(t *testing.T) {
 		}
 	}
 	last := reqs[2].Messages
-	if got := last[2].Text(); got != "p1"+model.ModeReminder(bridge.ModePlan) {
+	if got := last[2].Text(); got != "p1"+model.ModeReminder(policy.ModePlan) {
 		t.Errorf("prompt after the mode change = %q", got)
 	}
 	if got := last[4].Text(); got != "p2" {

@@ -131,8 +131,8 @@ func (s System) String() string {
 // the conversation (the prompt, or the tool results after a mode change)
 // rather than the system prompt, so a mode change does not invalidate the
 // cached prefix.
-func ModeReminder(mode string) string {
-	if m, ok := policy.Mode(mode).Info(); ok {
+func ModeReminder(mode policy.Mode) string {
+	if m, ok := mode.Info(); ok {
 		return fmt.Sprintf("<system-reminder>Session mode: %s (%s): %s</system-reminder>", m.Name, m.ID, m.Description)
 	}
 	return fmt.Sprintf("<system-reminder>Session mode: %s</system-reminder>", mode)
@@ -165,7 +165,7 @@ func (r *run) withModeReminder(m llm.Message) llm.Message {
 
 // lastToldMode is the mode of the latest mode reminder in msgs ("" when
 // there is none).
-func lastToldMode(msgs []llm.Message) string {
+func lastToldMode(msgs []llm.Message) policy.Mode {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != llm.RoleUser {
 			continue
@@ -182,7 +182,7 @@ func lastToldMode(msgs []llm.Message) string {
 }
 
 // parseModeReminder reads the mode id back from a [ModeReminder] text.
-func parseModeReminder(text string) (string, bool) {
+func parseModeReminder(text string) (policy.Mode, bool) {
 	rest, ok := strings.CutPrefix(text, "<system-reminder>Session mode: ")
 	if !ok || !strings.HasSuffix(rest, "</system-reminder>") {
 		return "", false
@@ -190,14 +190,14 @@ func parseModeReminder(text string) (string, bool) {
 	rest = strings.TrimSuffix(rest, "</system-reminder>")
 	if open := strings.Index(rest, " ("); open >= 0 {
 		if end := strings.Index(rest[open:], "): "); end >= 0 {
-			id := rest[open+2 : open+end]
+			id := policy.Mode(rest[open+2 : open+end])
 			if ModeReminder(id) == text {
 				return id, true
 			}
 		}
 	}
-	if ModeReminder(rest) == text {
-		return rest, true
+	if ModeReminder(policy.Mode(rest)) == text {
+		return policy.Mode(rest), true
 	}
 	return "", false
 }

@@ -206,7 +206,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		MCP:         &mcpConnector{version: versionString(), sandbox: d.mcpSandbox},
 		Sandbox:     sandboxOptions(s, d.home, d.sandboxProtected()),
 		Rules:       ruleSet(s, d.home),
-		DefaultMode: s.Permissions.DefaultMode,
+		DefaultMode: policy.Mode(s.Permissions.DefaultMode),
 		// Always allow / Always reject answers outlive the session: in
 		// the project's .dshd/settings.local.json by default.
 		Grants:    grants.New(userGrants),
@@ -255,9 +255,9 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 func (d *daemon) apply(files config.Settings) {
 	s, key := d.effective(files)
 	d.agent.SetRules(ruleSet(s, d.home))
-	mode := s.Permissions.DefaultMode
+	mode := policy.Mode(s.Permissions.DefaultMode)
 	if mode == "" {
-		mode = bridge.ModeDefault
+		mode = policy.ModeDefault
 	}
 	if err := d.agent.SetDefaultMode(mode); err != nil {
 		d.log.Error("default mode not applied", "err", err)
