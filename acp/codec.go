@@ -215,7 +215,7 @@ func (s *codec) ReadObject(v any) error {
 			if m, ok := s.check(line); ok {
 				switch {
 				case m.isCall && len(m.params) > 0 && !isNull(m.params):
-					m.params = s.stash(m.params) // line is this call's own (ReadBytes)
+					m.params = s.stash(m.params)
 				case !m.isCall && m.err == nil && s.keepResult(m.id, m.result):
 					m.result = json.RawMessage(resultToken)
 				}
@@ -244,9 +244,19 @@ func decodeMessage(msg []byte, v any) error {
 }
 
 // readLine returns the next line without its terminator and surrounding white space, of any
-// length.
+// length. The line may be the reader's own buffer, valid until the next read: nothing the
+// codec keeps refers to it (check copies what it keeps, and the tap must copy too), so a
+// line that fits the buffer is never copied.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	line, err := r.ReadBytes('\n')
+	line, err := r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		long := bytes.Clone(line)
+		for err == bufio.ErrBufferFull {
+			line, err = r.ReadSlice('\n')
+			long = append(long, line...)
+		}
+		line = long
+	}
 	return bytes.TrimSpace(line), err
 }
 

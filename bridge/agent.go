@@ -100,7 +100,8 @@ type Options struct {
 	// Now is the clock (default time.Now); tests inject a fixed one.
 	Now func() time.Time
 	// Tap, optional, sees every message of every connection in wire
-	// order (for recording transcripts). It must not block.
+	// order (for recording transcripts). It must not block, and must copy
+	// msg if it keeps it (as with acp.WithTap).
 	Tap func(dir acp.Direction, msg []byte)
 	// NewSessionID generates session ids (default: 128 random bits in
 	// hex); tests inject a deterministic one.
