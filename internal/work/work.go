@@ -3,32 +3,25 @@ package work
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 )
 
-// tracked is the process's live work by kind. rest is closed while
-// nothing is live and replaced when work starts again, so waiters need no
-// polling.
+// tracked is the process's live work by kind. Each waiter of Rest makes
+// its own channel, which the end of the last work closes: Start and end
+// make no channel, so they may run inside a testing/synctest bubble
+// (a channel made there could not be closed outside it).
 var tracked = struct {
-	mu    sync.Mutex
-	kinds map[string]int
-	total int
-	rest  chan struct{}
-}{kinds: map[string]int{}, rest: closed()}
-
-func closed() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}
+	mu      sync.Mutex
+	kinds   map[string]int
+	total   int
+	waiters []chan struct{}
+}{kinds: map[string]int{}}
 
 // Start counts one unit of work of kind until end is called (more than
 // once is fine: only the first call counts).
 func Start(kind string) (end func()) {
 	tracked.mu.Lock()
-	if tracked.total == 0 {
-		tracked.rest = make(chan struct{})
-	}
 	tracked.total++
 	tracked.kinds[kind]++
 	tracked.mu.Unlock()
@@ -43,7 +36,10 @@ func stop(kind string) {
 		delete(tracked.kinds, kind)
 	}
 	if tracked.total--; tracked.total == 0 {
-		close(tracked.rest)
+		for _, w := range tracked.waiters {
+			close(w)
+		}
+		tracked.waiters = nil
 	}
 }
 
@@ -66,17 +62,21 @@ func Live() map[string]int {
 // Rest waits until no work is counted, or until ctx ends: then it returns
 // what is still live with ctx's error.
 func Rest(ctx context.Context) (map[string]int, error) {
-	for {
-		tracked.mu.Lock()
-		rest, total := tracked.rest, tracked.total
+	tracked.mu.Lock()
+	if tracked.total == 0 {
 		tracked.mu.Unlock()
-		if total == 0 {
-			return map[string]int{}, nil
-		}
-		select {
-		case <-rest:
-		case <-ctx.Done():
-			return Live(), ctx.Err()
-		}
+		return map[string]int{}, nil
+	}
+	rest := make(chan struct{})
+	tracked.waiters = append(tracked.waiters, rest)
+	tracked.mu.Unlock()
+	select {
+	case <-rest:
+		return map[string]int{}, nil
+	case <-ctx.Done():
+		tracked.mu.Lock()
+		tracked.waiters = slices.DeleteFunc(tracked.waiters, func(w chan struct{}) bool { return w == rest })
+		tracked.mu.Unlock()
+		return Live(), ctx.Err()
 	}
 }

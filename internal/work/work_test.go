@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 // atRest takes the stats once nothing is counted.
@@ -148,4 +149,33 @@ func slicesContain(lines []string, part string) bool {
 		}
 	}
 	return false
+}
+
+// TestWorkInASynctestBubble: work started and ended inside a
+// testing/synctest bubble (the bridge's tests run turns in bubbles) wakes
+// a waiter outside it, and leaves nothing behind that outside code could
+// not touch.
+func TestWorkInASynctestBubble(t *testing.T) {
+	hold := Start("outside")
+	rested := make(chan map[string]int)
+	go func() {
+		live, _ := Rest(context.Background())
+		rested <- live
+	}()
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		Go("inside", func() { <-release })
+		close(release)
+		synctest.Wait()
+	})
+	hold() // the last end, outside the bubble
+	if live := <-rested; len(live) != 0 {
+		t.Errorf("at rest, live work %v", live)
+	}
+	var end func()
+	synctest.Test(t, func(t *testing.T) { end = Start("inside") })
+	end() // started inside the bubble, ended outside
+	if live, err := Rest(t.Context()); err != nil || len(live) != 0 {
+		t.Errorf("Rest after the bubble = %v, %v", live, err)
+	}
 }
