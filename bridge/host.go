@@ -14,6 +14,7 @@ import (
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/internal/shell"
+	"github.com/dsh-tools/dshd/internal/work"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/sandbox"
@@ -236,7 +237,8 @@ func (e *editorTerminals) create(ctx context.Context, req acp.CreateTerminalRequ
 		err error
 	}
 	answer := make(chan result, 1)
-	go func() {
+	// Counted work (package work): the request outlives the turn.
+	work.Go("editor terminal/create", func() {
 		callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 		defer cancel()
 		created, err := s.conn.peer().CreateTerminal(callCtx, &req)
@@ -245,7 +247,7 @@ func (e *editorTerminals) create(ctx context.Context, req acp.CreateTerminalRequ
 			return
 		}
 		answer <- result{created.TerminalID, nil}
-	}()
+	})
 	select {
 	case r := <-answer:
 		if r.err != nil {
@@ -256,11 +258,11 @@ func (e *editorTerminals) create(ctx context.Context, req acp.CreateTerminalRequ
 		}
 		e.discard(ctx, r.id)
 	case <-ctx.Done():
-		go func() {
+		work.Go("editor terminal/create", func() {
 			if r := <-answer; r.err == nil {
 				e.discard(ctx, r.id)
 			}
-		}()
+		})
 	}
 	return "", fmt.Errorf("terminal/create: %w", ctx.Err())
 }
