@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,6 +171,26 @@ func TestJobs(t *testing.T) {
 	}
 }
 
+// readAfterChange waits for the next change of session's job id (new
+// output, or its end) and reads the job.
+func readAfterChange(t *testing.T, js *Jobs, session, id string) JobStatus {
+	t.Helper()
+	changed, err := js.Changed(session, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second): // bounds a failure only
+		t.Fatalf("job %s did not change within 30 s", id)
+	}
+	st, err := js.Read(session, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func TestJobsIncrementalAndKill(t *testing.T) {
 	js := NewJobs(0)
 	defer js.Close()
@@ -182,19 +201,7 @@ func TestJobsIncrementalAndKill(t *testing.T) {
 	// Each read follows a change signal: new output, or the end.
 	var all string
 	for !strings.Contains(all, "got b") {
-		changed, err := js.Changed("s", id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-changed:
-		case <-time.After(30 * time.Second): // bounds a failure only
-			t.Fatalf("no change after %q", all)
-		}
-		st, err := js.Read("s", id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := readAfterChange(t, js, "s", id)
 		if !st.Running {
 			t.Fatalf("the job ended after %q: %+v", all, st)
 		}
@@ -225,19 +232,7 @@ func TestJobsChangedAtTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		changed, err := js.Changed("s", id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-changed:
-		case <-time.After(30 * time.Second): // bounds a failure only
-			t.Fatal("the job's end was no change")
-		}
-		st, err := js.Read("s", id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := readAfterChange(t, js, "s", id)
 		if !st.Running {
 			if st.Ended.ExitCode == nil || *st.Ended.ExitCode != 3 || st.Output != "" {
 				t.Errorf("ended %+v", st)
@@ -262,12 +257,7 @@ func TestJobsClose(t *testing.T) {
 		if _, err := js.Start(s, Command{Line: "trap '' TERM; echo $$ > " + fifo + "; sleep 60 & sleep 60"}); err != nil {
 			t.Fatal(err)
 		}
-		first, err := os.ReadFile(fifo) // blocks until the job has written and closed it
-		if err != nil {
-			t.Fatal(err)
-		}
-		pgid, _ := strconv.Atoi(strings.TrimSpace(string(first)))
-		pgids = append(pgids, pgid)
+		pgids = append(pgids, testsupport.ReadPID(t, fifo)) // returns once the job has written and closed it
 	}
 	js.CloseSession("a")
 	groupGone(t, pgids[0])

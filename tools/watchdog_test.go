@@ -5,10 +5,7 @@ package tools
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -29,25 +26,12 @@ func init() {
 // TestDaemonDeathKillsCommand kills a "daemon" with SIGKILL while its
 // command runs: the command's watchdog must end it.
 func TestDaemonDeathKillsCommand(t *testing.T) {
-	daemon := exec.Command(os.Args[0], "-test.run=^$")
 	fifo := filepath.Join(t.TempDir(), "pid")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	daemon.Env = append(os.Environ(), "DSHD_TOOLS_ORPHAN_CHILD=1", "DSHD_TOOLS_ORPHAN_FIFO="+fifo)
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer daemon.Process.Kill()
-
-	pid, err := os.ReadFile(fifo) // blocks until the command has written and closed it
-	if err != nil {
-		t.Fatal(err)
-	}
-	sleeper, err := strconv.Atoi(strings.TrimSpace(string(pid)))
-	if err != nil {
-		t.Fatalf("the command said %q", pid)
-	}
+	daemon, _ := testsupport.StartSelf(t, "DSHD_TOOLS_ORPHAN_CHILD=1", "DSHD_TOOLS_ORPHAN_FIFO="+fifo)
+	sleeper := testsupport.ReadPID(t, fifo) // returns once the command has written and closed it
 	t.Cleanup(func() {
 		if t.Failed() { // it may have outlived the daemon
 			_ = syscall.Kill(sleeper, syscall.SIGKILL)

@@ -5,8 +5,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -45,14 +43,7 @@ func TestSIGTERMKillsRunningCommands(t *testing.T) {
 	}()
 	// The command says its child's pid through a FIFO: reading it
 	// returns once the child runs and the shell has closed its end.
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("child pid %q: %v", b, err)
-	}
+	pid := testsupport.ReadPID(t, pidFile)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

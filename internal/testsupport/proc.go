@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Proc is the part of /proc/<pid>/stat the tests use.
@@ -85,4 +86,20 @@ func InGroups(pgids ...int) []Proc {
 		}
 	}
 	return out
+}
+
+// ReadPID reads the process (or group) id a child wrote to path as
+// decimal text. On a FIFO it returns once the writer has closed its end,
+// which is how a test waits for a child to be running without polling.
+func ReadPID(t testing.TB, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s holds %q, not a pid", path, b)
+	}
+	return pid
 }

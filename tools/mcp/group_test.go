@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,19 +49,6 @@ func launchedConfig(dir string) ServerConfig {
 	return c
 }
 
-func readPID(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return pid
-}
-
 // running reports whether pid runs something: a zombie (dead, waiting for
 // init to reap it, which in a container may take its time) does not.
 func running(pid int) bool {
@@ -98,7 +83,7 @@ func TestCloseKillsWhatTheServerStarted(t *testing.T) {
 		servers.Close()
 		t.Fatalf("the server did not connect: %v", errs)
 	}
-	helper, server := readPID(t, filepath.Join(dir, "helper")), readPID(t, filepath.Join(dir, "server"))
+	helper, server := testsupport.ReadPID(t, filepath.Join(dir, "helper")), testsupport.ReadPID(t, filepath.Join(dir, "server"))
 	if !running(helper) || !running(server) {
 		t.Fatalf("helper %d or server %d not running before Close", helper, server)
 	}
@@ -117,7 +102,7 @@ func TestDaemonDeathKillsServers(t *testing.T) {
 	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "connected\n" {
 		t.Fatalf("the test daemon said %q", line)
 	}
-	helper, server := readPID(t, filepath.Join(dir, "helper")), readPID(t, filepath.Join(dir, "server"))
+	helper, server := testsupport.ReadPID(t, filepath.Join(dir, "helper")), testsupport.ReadPID(t, filepath.Join(dir, "server"))
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +125,7 @@ func TestFailedServerKillsWhatItStarted(t *testing.T) {
 			if len(errs) != 1 {
 				t.Fatalf("errors %v, want the bad server's", errs)
 			}
-			gone(t, "helper", readPID(t, filepath.Join(dir, "helper")))
+			gone(t, "helper", testsupport.ReadPID(t, filepath.Join(dir, "helper")))
 		})
 	}
 }
