@@ -17,6 +17,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/sessionlog"
+	"github.com/dsh-tools/dshd/internal/work"
 	"github.com/dsh-tools/dshd/policy"
 )
 
@@ -172,6 +173,15 @@ func (c *conn) initialize(_ context.Context, p *acp.InitializeRequest) (*acp.Ini
 	if info.Name == "" {
 		info = acp.Implementation{Name: "dshd", Version: "dev"}
 	}
+	// The sandbox probe starts a process (~15 ms): it runs beside the
+	// answer, so that the first session/new, which shows the sandbox
+	// option and waits for the probe, seldom waits long. It is counted
+	// work from before the answer: a baseline taken at rest waits for it.
+	probed := work.Start("sandbox probe")
+	go func() {
+		defer probed()
+		a.SandboxAvailability()
+	}()
 	// Negotiation: echo a version we speak, otherwise answer ours; never fail.
 	return &acp.InitializeResponse{ProtocolVersion: SupportedProtocolVersion, AgentCapabilities: caps, AgentInfo: &info,
 		AuthMethods: a.authMethods(c.clientCaps)}, nil

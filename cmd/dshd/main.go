@@ -19,7 +19,6 @@ import (
 	"github.com/dsh-tools/dshd/config"
 	"github.com/dsh-tools/dshd/instructions"
 	"github.com/dsh-tools/dshd/internal/credentials"
-	"github.com/dsh-tools/dshd/internal/work"
 	"github.com/dsh-tools/dshd/model"
 	"github.com/dsh-tools/dshd/model/llm"
 	"github.com/dsh-tools/dshd/model/task"
@@ -196,6 +195,8 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Budget:  s.Instructions.BudgetBytes,
 		Logger:  log,
 	})
+	sandboxOpts := sandboxOptions(s, d.home, d.sandboxProtected())
+	sandboxOpts.Probe = d.probe
 	d.agent = bridge.New(bridge.Options{
 		Loop:        d.loop,
 		Registry:    d.registry,
@@ -204,7 +205,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Prompt:      d.loop.PromptCapabilities(),
 		MCPHTTP:     true,
 		MCP:         &mcpConnector{version: versionString(), sandbox: d.mcpSandbox},
-		Sandbox:     sandboxOptions(s, d.home, d.sandboxProtected()),
+		Sandbox:     sandboxOpts,
 		Rules:       ruleSet(s, d.home),
 		DefaultMode: policy.Mode(s.Permissions.DefaultMode),
 		// Always allow / Always reject answers outlive the session: in
@@ -240,12 +241,6 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 	})
 	d.taskTool = task.New(task.Options{Loop: d.loop, Registry: d.registry, Pipeline: d.agent.Pipeline()})
 	d.live.OnChange(d.apply)
-	// The probe starts the launcher once (~15 ms): off the path to the
-	// first answer. The first session/new, which shows the sandbox
-	// option, waits for it if it is still running.
-	// It is counted work: _dshd/stats's baseline waits for it (it holds
-	// a goroutine and a pipe while it runs).
-	work.Go("sandbox probe", func() { d.warnSandbox(s) })
 	log.Info("dshd ready", "version", versionString(), "provider", providerName(s), "model", lopts.Model, "stateDir", d.stateDir, "settings", d.paths)
 	return d, nil
 }

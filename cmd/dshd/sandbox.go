@@ -49,14 +49,19 @@ func (d *daemon) sandboxProtected() []string {
 	return out
 }
 
-// warnSandbox says once, at start-up, when commands cannot be sandboxed
-// as configured. It probes the sandbox, which starts the launcher once.
-func (d *daemon) warnSandbox(s config.Settings) {
+// probe is the bridge's sandbox probe: [sandbox.Probe], which starts the
+// launcher once (~15 ms), and a warning when commands cannot be sandboxed
+// as configured. The bridge probes when a client initializes, beside the
+// answer, not at start-up: the first answer does not wait on a process
+// start (the first session/new does, if the probe is still running).
+func (d *daemon) probe() sandbox.Availability {
+	a := sandbox.Probe()
+	s, _ := d.effective(d.live.Current())
 	if s.Sandbox.Mode == string(sandbox.ModeOff) {
-		return
+		return a
 	}
 	required := s.Sandbox.Required != nil && *s.Sandbox.Required
-	switch a := d.agent.SandboxAvailability(); {
+	switch {
 	case !a.Available() && required:
 		d.log.Warn("the OS sandbox cannot run here and sandbox.required is set: commands will be refused", "reason", a.Reason)
 	case !a.Available():
@@ -64,6 +69,7 @@ func (d *daemon) warnSandbox(s config.Settings) {
 	case !a.Namespaces:
 		d.log.Warn("the OS sandbox runs without namespaces", "reason", a.Reason)
 	}
+	return a
 }
 
 // mcpSandbox is the launcher argv prefix for a session's stdio MCP
