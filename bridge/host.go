@@ -78,7 +78,7 @@ func (h *turnHost) Land(path string) (host.Landing, error) {
 	case lp.Err != nil:
 		return host.Landing{}, fmt.Errorf("cannot resolve %s: %w", path, lp.Err)
 	}
-	return host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}, nil
+	return host.NewLanding(path, lp.Abs, lp.Root), nil
 }
 
 var _ host.Host = (*turnHost)(nil)

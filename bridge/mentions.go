@@ -178,7 +178,7 @@ func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	if lp.Root == "" && mode.OutsideRoots() != policy.Allow {
 		return host.Landing{}, fmt.Errorf("it is outside the session's workspace (%s); read it with the read tool, which asks the user first", strings.Join(s.roots, ", "))
 	}
-	l := host.Landing{Written: path, Abs: lp.Abs, Root: lp.Root}
+	l := host.NewLanding(path, lp.Abs, lp.Root)
 	rs := s.agent.Rules()
 	rs.Cwd = s.cwd
 	s.mu.Lock()

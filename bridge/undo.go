@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/internal/atomicfile"
+	"github.com/dsh-tools/dshd/internal/openfile"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
@@ -116,17 +118,13 @@ func (a *Agent) undoImages(ctx context.Context, exec *pipeline.Execution, next f
 			continue
 		}
 		im := fileImage{Path: abs}
-		switch fi, err := os.Stat(abs); {
+		switch fi, b, err := openfile.ReadRegular(abs, undoMaxBytes); {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil || !fi.Mode().IsRegular():
 			continue // not a file we can put back
-		case fi.Size() > undoMaxBytes:
+		case b == nil:
 			im.Existed, im.TooLarge, im.Mode = true, true, uint32(fi.Mode().Perm())
 		default:
-			b, err := os.ReadFile(abs)
-			if err != nil {
-				continue
-			}
 			im.Existed, im.Before, im.Mode = true, b, uint32(fi.Mode().Perm())
 		}
 		images = append(images, im)
@@ -160,10 +158,11 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// hashFile hashes a file's content; "" when it does not exist.
+// hashFile hashes a regular file's content; "" when there is none (the
+// file does not exist, or is not a regular file, which is not read).
 func hashFile(path string) (string, []byte) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	_, b, err := openfile.ReadRegular(path, math.MaxInt64)
+	if err != nil || b == nil {
 		return "", nil
 	}
 	return hashBytes(b), b

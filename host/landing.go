@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dsh-tools/dshd/internal/atomicfile"
+	"github.com/dsh-tools/dshd/internal/openfile"
 )
 
 // Landing is where one path argument of the running call lands, as the
@@ -31,6 +33,37 @@ type Landing struct {
 	// lies outside every root, which the policy let through only after its
 	// own permission. Such a path is opened beneath the file system's root.
 	Root string
+
+	// head is where [Landing.Head] leaves a small file it read whole, so
+	// that the [Landing.ReadText] that follows it in the same call (the
+	// read tool's check, then its read) does not open the file again; nil
+	// in a Landing written as a literal, which opens it every time.
+	head *wholeFile
+}
+
+// wholeFile is a file's content as one Head read it, whole; taken once.
+type wholeFile struct {
+	mu      sync.Mutex
+	content []byte // nil: nothing to take
+}
+
+// NewLanding is the landing of the path written as written at abs,
+// beneath root (see the fields of [Landing]): what a host's Land returns.
+// A tool's Head and ReadText of it share one reading of a small file.
+func NewLanding(written, abs, root string) Landing {
+	return Landing{Written: written, Abs: abs, Root: root, head: &wholeFile{}}
+}
+
+// take returns the content a Head left, once; nil when there is none.
+func (w *wholeFile) take() []byte {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.content
+	w.content = nil
+	return b
 }
 
 // ErrNotLanded is the error of an access to a path that the session's
@@ -84,7 +117,7 @@ func (l Landing) Head(n int) (fs.FileInfo, []byte, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fi, nil, err
 	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+	f, err := r.OpenFile(rel, os.O_RDONLY|openfile.Nonblock, 0)
 	if err != nil {
 		return fi, nil, err
 	}
@@ -93,6 +126,12 @@ func (l Landing) Head(n int) (fs.FileInfo, []byte, error) {
 	m, err := io.ReadFull(f, buf)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return fi, nil, err
+	}
+	if m < len(buf) && l.head != nil {
+		// The file ended inside the buffer: this is all of it.
+		l.head.mu.Lock()
+		l.head.content = buf[:m:m]
+		l.head.mu.Unlock()
 	}
 	return fi, buf[:m], nil
 }
@@ -104,7 +143,7 @@ func (l Landing) Open() (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return r.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+	return r.OpenFile(rel, os.O_RDONLY|openfile.Nonblock, 0)
 }
 
 // MkdirParents creates the landing's missing parent directories beneath
@@ -136,18 +175,28 @@ var windowReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 
 // window is streamed, so it costs memory for the window only: the lines
 // before it are skipped without being kept, and a line longer than 16 KiB
 // comes back cut, the rest discarded, with a marker giving its length.
+//
+// After a [Landing.Head] of the same landing that read the whole file, it
+// reads what Head read instead of opening the file again: the two are
+// one reading of the file, microseconds apart, in the same call.
 func (l Landing) ReadText(ctx context.Context, line, limit int) (string, error) {
-	f, err := l.Open()
-	if err != nil {
-		return "", err
+	var src io.Reader
+	if b := l.head.take(); b != nil {
+		src = bytes.NewReader(b)
+	} else {
+		f, err := l.Open()
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		src = f
 	}
-	defer f.Close()
 	if line <= 1 && limit <= 0 {
-		b, err := io.ReadAll(f)
+		b, err := io.ReadAll(src)
 		return string(b), err
 	}
 	br := windowReaders.Get().(*bufio.Reader)
-	br.Reset(f)
+	br.Reset(src)
 	defer func() {
 		br.Reset(nil) // drop the file
 		windowReaders.Put(br)

@@ -114,3 +114,55 @@ func TestLandingHead(t *testing.T) {
 		t.Errorf("Head of a FIFO = %v, %q, %v", fi, head, err)
 	}
 }
+
+// TestHeadThenReadTextReadsOnce: the read tool checks a file with Head and
+// then reads it; for a small file Head read whole, ReadText of the same
+// landing serves what Head read (one reading, not two opens), once. A
+// landing written as a literal, and a file larger than Head's buffer,
+// are read from the disk.
+func TestHeadThenReadTextReadsOnce(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	path := filepath.Join(ws, "f.txt")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAfterHead := func(l host.Landing, n int, line, limit int) string {
+		t.Helper()
+		write("one\ntwo\nthree\n")
+		if _, _, err := l.Head(n); err != nil {
+			t.Fatal(err)
+		}
+		write("changed on disk\n") // what a second opening would see
+		got, err := l.ReadText(t.Context(), line, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		name        string
+		landing     func() host.Landing
+		n           int
+		line, limit int
+		want        string
+	}{
+		{"whole", func() host.Landing { return host.NewLanding("f.txt", path, ws) }, 100, 0, 0, "one\ntwo\nthree\n"},
+		{"window", func() host.Landing { return host.NewLanding("f.txt", path, ws) }, 100, 2, 1, "two\n"},
+		{"larger than the head", func() host.Landing { return host.NewLanding("f.txt", path, ws) }, 4, 0, 0, "changed on disk\n"},
+		{"literal", func() host.Landing { return host.Landing{Written: "f.txt", Abs: path, Root: ws} }, 100, 0, 0, "changed on disk\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := tc.landing()
+			if got := readAfterHead(l, tc.n, tc.line, tc.limit); got != tc.want {
+				t.Errorf("ReadText after Head = %q, want %q", got, tc.want)
+			}
+			// What Head read is taken once: the next read is the disk's.
+			if got, _ := l.ReadText(t.Context(), 0, 0); got != "changed on disk\n" {
+				t.Errorf("second ReadText = %q, want the disk's content", got)
+			}
+		})
+	}
+}

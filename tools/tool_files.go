@@ -227,7 +227,9 @@ func keepLineEnding(before *string, content string) string {
 // buffer is the truth the user sees and the diff is against it. A
 // non-empty failure says why the file cannot be written.
 func currentText(ctx context.Context, h host.Host, l host.Landing, shown string) (before *string, failure string) {
-	fi, err := l.Stat()
+	// Head, not Stat: a small file is then read once, Head's reading
+	// serving the local ReadTextFile below.
+	fi, _, err := l.Head(sniffLen)
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, fmt.Sprintf("%s is a directory", shown)
