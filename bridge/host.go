@@ -34,12 +34,33 @@ type turnHost struct {
 	// asked: a permission prompt for the call was sent since the landing
 	// was judged, so the landing guard must land the paths again.
 	asked bool
+	// relandedAfterAsk: the landing guard landed the paths again after
+	// the prompt, and landing is that fresh landing.
+	relandedAfterAsk bool
+}
+
+// relanded replaces the call's landing with fresh, the same places landed
+// again after the permission prompt.
+func (h *turnHost) relanded(fresh policy.Landing) {
+	h.mu.Lock()
+	h.landing = &fresh
+	h.relandedAfterAsk = h.asked
+	h.mu.Unlock()
+}
+
+// landingFresh reports whether the call's landing (and what its lstat
+// calls saw) is from after the last permission prompt, if there was one.
+func (h *turnHost) landingFresh() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.asked || h.relandedAfterAsk
 }
 
 // markAsked records that the call's permission prompt is being sent.
 func (h *turnHost) markAsked() {
 	h.mu.Lock()
 	h.asked = true
+	h.relandedAfterAsk = false
 	h.mu.Unlock()
 }
 

@@ -121,6 +121,9 @@ func (a *Agent) landingGuard(exec *pipeline.Execution) string {
 	}
 	judged := h.judged(func() policy.Landing { return fresh })
 	if judged.Same(fresh) {
+		// The fresh landing is the same places seen just now: the
+		// protected guard judges through its lookups.
+		h.relanded(fresh)
 		return ""
 	}
 	was, now := judged.Paths(), fresh.Paths()
@@ -264,17 +267,27 @@ func (a *Agent) protectedGuard(exec *pipeline.Execution) string {
 		protected = append(slices.Clip(protected), a.opts.Grants.Files(cwd)...)
 	}
 	subjects := exec.Subjects()
-	// The landing guard ran first: the call's landing is where its paths
-	// land now, resolved once for the call.
+	// The call's landing is where its paths land now, resolved once for
+	// the call: the listeners' landing, microseconds old, or after a
+	// permission prompt the landing guard's fresh one. Its lookups serve
+	// the protected entries too, unless it is from before a prompt.
 	var landing policy.Landing
-	if s := a.sessionFor(exec.Scope()); s != nil && cwd != "" && s.callHost(exec) != nil {
-		landing = s.landing(exec, subjects)
+	fresh := false
+	if s := a.sessionFor(exec.Scope()); s != nil && cwd != "" {
+		if h := s.callHost(exec); h != nil {
+			landing = s.landing(exec, subjects)
+			fresh = h.landingFresh()
+		}
+	}
+	judge := landing // whose lookups the protected entries are judged through
+	if !fresh {
+		judge = policy.Landing{} // none: look at the disk afresh
 	}
 	for _, subj := range subjects {
 		switch {
 		case subj.Kind == registry.SubjectPath && subj.Writes:
 			if lp, ok := landing.Lookup(subj.Value); ok && lp.Err == nil {
-				if policy.ProtectedLanded(cwd, lp.Abs, a.opts.StateDir, protected) {
+				if judge.Protected(cwd, lp.Abs, a.opts.StateDir, protected) {
 					return fmt.Sprintf("%q is protected: tools may not write the daemon's settings and state or .git internals", subj.Value)
 				}
 				continue

@@ -266,6 +266,22 @@ func ProtectedLanded(base, abs, stateDir string, policyFiles []string) bool {
 	return protectedLanded(&m, base, abs, stateDir, policyFiles)
 }
 
+// Protected is [ProtectedLanded] of abs, one of the landing's paths,
+// through the lstat calls that landed it: the landing and the protected
+// entries are judged on one view of the disk, and the directories they
+// share (the workspace's ancestors, most of them) are looked at once. It
+// is as fresh as the landing, so a caller judges a landing it has just
+// made (after a permission prompt, a new one); one check at a time.
+func (l Landing) Protected(base, abs, stateDir string, policyFiles []string) bool {
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	if !filepath.IsAbs(abs) {
+		return true // not a landing: not safe to write
+	}
+	return protectedLanded(l.seen, base, abs, stateDir, policyFiles)
+}
+
 func protectedLanded(m *lookups, base, abs, stateDir string, policyFiles []string) bool {
 	for _, comp := range pathComponents(abs) {
 		// On Windows ".git." and ".git::$INDEX_ALLOCATION" open .git too.

@@ -152,6 +152,13 @@ func TestProtected(t *testing.T) {
 				t.Errorf("ProtectedLanded(%q) = %v, want %v", abs, got, tt.want)
 			}
 		}
+		// And through the lookups of that landing.
+		l := Land(repo, []registry.Subject{{Kind: registry.SubjectPath, Value: tt.path, Writes: true}})
+		if lp, ok := l.Lookup(tt.path); ok && lp.Err == nil {
+			if got := l.Protected(repo, lp.Abs, state, policyFiles); got != tt.want {
+				t.Errorf("Landing.Protected(%q) = %v, want %v", lp.Abs, got, tt.want)
+			}
+		}
 	}
 	if !ProtectedLanded(repo, "relative", state, policyFiles) {
 		t.Error("a relative path is no landing, and not safe to write")

@@ -195,6 +195,10 @@ type Landing struct {
 	cwd    string             // the resolved cwd
 	landed []registry.Subject // nil when no path subject resolved
 	paths  []LandedPath       // one per path subject, in order
+	// seen is what the landing's lstat calls found, for
+	// [Landing.Protected] to judge the protected entries through: one
+	// check's view of the disk (see lookups).
+	seen *lookups
 }
 
 // LandedPath is where one path subject of a call lands.
@@ -227,8 +231,8 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		return Landing{}
 	}
 	cwd := roots[0]
-	l := Landing{cwd: cwd}
-	var m lookups // the roots and the paths share directories
+	m := &lookups{} // the roots and the paths share directories
+	l := Landing{cwd: cwd, seen: m}
 	var resolvedRoots []string
 	rcwd := "" // the resolved cwd; relative paths are walked from it
 	rootsDone := false
@@ -252,7 +256,7 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		var abs string
 		var err error
 		if rcwd != "" {
-			abs, err = resolveFrom(&m, rcwd, subj.Value)
+			abs, err = resolveFrom(m, rcwd, subj.Value)
 		} else {
 			abs, err = m.resolve(cwd, subj.Value)
 		}
