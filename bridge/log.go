@@ -138,18 +138,9 @@ func (w *logWriter) append(e logEvent) error {
 	return w.failed1(w.l.Append(e.Kind, e.payload()))
 }
 
-// appendAll appends events in order, in one write.
-func (w *logWriter) appendAll(es ...logEvent) error {
-	entries := make([]sessionlog.Entry, len(es))
-	for i, e := range es {
-		entries[i] = sessionlog.Entry{Kind: e.Kind, Payload: e.payload()}
-	}
+// appendEntries appends records in order, in one write.
+func (w *logWriter) appendEntries(entries []sessionlog.Entry) error {
 	return w.failed1(w.l.AppendAll(entries...))
-}
-
-// appendRaw appends an already encoded payload.
-func (w *logWriter) appendRaw(kind string, payload json.RawMessage) error {
-	return w.failed1(w.l.Append(kind, payload))
 }
 
 func (w *logWriter) failed1(err error) error {

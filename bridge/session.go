@@ -14,6 +14,7 @@ import (
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/bridge/grants"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
@@ -116,21 +117,31 @@ func (s *session) newMessageID() string {
 }
 
 // sendUpdate writes a session/update and records it in the durable log.
-func (s *session) sendUpdate(u acp.SessionUpdateVariant) { s.send(u, true) }
+// records, made just before the update (a call's tool records before its
+// final update), are logged in the same write as the update's record.
+func (s *session) sendUpdate(u acp.SessionUpdateVariant, records ...sessionlog.Entry) {
+	s.send(u, true, records...)
+}
 
 // send writes a session/update, and records it in the durable log when
-// logged is set. The update is encoded once; the log and the wire get the
-// same bytes.
-func (s *session) send(u acp.SessionUpdateVariant, logged bool) {
+// logged is set, after records, in one write. The update is encoded once;
+// the log and the wire get the same bytes.
+func (s *session) send(u acp.SessionUpdateVariant, logged bool, records ...sessionlog.Entry) {
 	raw, err := acp.SessionUpdate{Value: u}.MarshalJSON()
 	if err != nil {
 		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
+		s.logRecords(records)
 		return
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if logged && s.log != nil {
-		s.log.appendRaw(evUpdate, raw)
+	if s.log != nil {
+		if logged {
+			records = append(records, sessionlog.Entry{Kind: evUpdate, Payload: json.RawMessage(raw)})
+		}
+		if len(records) > 0 {
+			s.log.appendEntries(records)
+		}
 	}
 	if err := s.conn.sendRawUpdate(context.Background(), s.id, raw); err != nil {
 		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
@@ -620,13 +631,20 @@ func toolNames(defs []*registry.Definition) []string {
 	return names
 }
 
-// logToolEvents records the frozen identity, arguments and normalised
-// result of a call.
-// parentCall is the call id of the parent execution, the stable name of
-// the parent (tokens are per-process identities).
-func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id, parentCall string, out pipeline.Outcome) {
+// logRecords logs records made together, in one write.
+func (s *session) logRecords(records []sessionlog.Entry) {
+	if s.log != nil && len(records) > 0 {
+		s.log.appendEntries(records)
+	}
+}
+
+// toolRecords are the log records of the frozen identity, arguments and
+// normalised result of a call, made together after it ran (nil without a
+// log). parentCall is the call id of the parent execution, the stable
+// name of the parent (tokens are per-process identities).
+func (s *session) toolRecords(exec *pipeline.Execution, call ToolCall, id, parentCall string, out pipeline.Outcome) []sessionlog.Entry {
 	if s.log == nil {
-		return
+		return nil
 	}
 	ev := &toolEvent{CallID: id, Tool: call.Name, Arguments: rawInput(call.Arguments), ParentCall: parentCall}
 	if exec != nil {
@@ -643,6 +661,8 @@ func (s *session) logToolEvents(exec *pipeline.Execution, call ToolCall, id, par
 	if len(res) == 0 {
 		res = rawOutput(out.Result)
 	}
-	// Both in one write: they are made together, after the call ran.
-	s.log.appendAll(logEvent{Kind: evToolCall, Tool: ev}, logEvent{Kind: evToolResult, Tool: &toolEvent{CallID: id, Tool: call.Name, Result: res}})
+	return []sessionlog.Entry{
+		{Kind: evToolCall, Payload: ev},
+		{Kind: evToolResult, Payload: &toolEvent{CallID: id, Tool: call.Name, Result: res}},
+	}
 }

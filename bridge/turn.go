@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/dsh-tools/dshd/acp"
+	"github.com/dsh-tools/dshd/bridge/sessionlog"
 	"github.com/dsh-tools/dshd/host"
 	"github.com/dsh-tools/dshd/pipeline"
 	"github.com/dsh-tools/dshd/presentation"
@@ -228,7 +229,7 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	if out.Execution != nil {
 		defer t.endedCall(out.Execution.Token())
 	}
-	s.logToolEvents(out.Execution, call, id, t.callIDOf(call.Parent), out)
+	records := s.toolRecords(out.Execution, call, id, t.callIDOf(call.Parent), out)
 
 	var card presentation.Card
 	// The tool's presenter sees every result its body produced, failures
@@ -252,7 +253,7 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 	if card == nil {
 		card = &presentation.GenericCard{Content: res.Content}
 	}
-	t.finish(oc, card, res, out.JSON)
+	t.finish(oc, card, res, out.JSON, records)
 	if out.Dispatched && !res.IsError {
 		s.attachNested(out.Execution, &res)
 	}
@@ -261,7 +262,11 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 
 // finish sends the final update of a call: completed or failed, the mapped
 // result card and rawOutput.
-func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result, raw json.RawMessage) {
+//
+// The call's tool records are logged with the update's record, in one
+// write; when no update goes out (a cancellation failed the call first, or
+// the turn has finished), they are logged alone.
+func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result, raw json.RawMessage, records []sessionlog.Entry) {
 	if len(raw) == 0 {
 		raw = rawOutput(res)
 	}
@@ -269,17 +274,25 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result,
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.open[oc.id]; !ok {
+		s.logRecords(records)
 		return // already failed by a cancellation
 	}
 	delete(t.open, oc.id)
+	if t.finished {
+		s.logRecords(records)
+		return
+	}
 	st := acp.ToolCallCompleted
 	if res.IsError {
 		st = acp.ToolCallFailed
 	}
 	m := s.conn.features.mapCard(s.cwd, oc, card)
-	if m.preChunk != nil && !t.finished {
+	if m.preChunk != nil {
 		// Tier 2 with nothing streamed: show the captured output in the
-		// announced display terminal before it exits.
+		// announced display terminal before it exits (the records were
+		// made before it).
+		s.logRecords(records)
+		records = nil
 		t.sendLocked(&acp.ToolCallUpdate{ToolCallID: oc.id, Meta: m.preChunk})
 	}
 	u := &acp.ToolCallUpdate{
@@ -297,7 +310,7 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result,
 		title := oc.titlePrefix + m.title
 		u.Title = &title
 	}
-	t.sendLocked(u)
+	s.sendUpdate(u, records...)
 }
 
 // failOpen marks every call the editor saw and that is still open failed:
