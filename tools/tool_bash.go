@@ -263,14 +263,17 @@ func (t *toolset) bashOutputTool() *registry.Definition {
 		PresentCall: func(call registry.Call, a BashOutputArgs) presentation.CallView {
 			return presentation.CallView{Title: "Output of " + a.ID, Kind: presentation.KindRead}
 		},
-		PresentResult: jobResult[BashOutputArgs],
+		PresentResult: attachedView[BashOutputArgs],
 		Subjects: func(call registry.Call, a BashOutputArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectOther, Value: a.ID}}
 		},
 	}, t.bashOutput)
 }
 
-func jobResult[A any](call registry.Call, a A, r registry.Result) *presentation.ResultView {
+// attachedView is the PresentResult of tools whose body attaches its own
+// card (write's and edit's diff, a background job's terminal): that card,
+// or for a result without one (a failure) its message.
+func attachedView[A any](call registry.Call, a A, r registry.Result) *presentation.ResultView {
 	if r.View != nil {
 		return r.View
 	}
@@ -344,7 +347,7 @@ func (t *toolset) bashKillTool() *registry.Definition {
 		PresentCall: func(call registry.Call, a BashKillArgs) presentation.CallView {
 			return presentation.CallView{Title: "Stop " + a.ID, Kind: presentation.KindExecute}
 		},
-		PresentResult: jobResult[BashKillArgs],
+		PresentResult: attachedView[BashKillArgs],
 		Subjects: func(call registry.Call, a BashKillArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectOther, Value: a.ID}}
 		},

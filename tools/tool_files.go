@@ -152,21 +152,12 @@ func (t *toolset) writeTool() *registry.Definition {
 		PresentCall: func(call registry.Call, a WriteArgs) presentation.CallView {
 			return presentation.CallView{Title: "Write " + a.Path, Kind: presentation.KindEdit, Locations: location(call, a.Path, nil)}
 		},
-		PresentResult: diffResult[WriteArgs],
+		PresentResult: attachedView[WriteArgs],
 		Subjects: func(call registry.Call, a WriteArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
 		},
 		Preview: previewWrite,
 	}, t.write)
-}
-
-// diffResult shows the diff card the body attached; a failure shows its
-// message.
-func diffResult[A any](call registry.Call, a A, r registry.Result) *presentation.ResultView {
-	if r.View != nil {
-		return r.View
-	}
-	return &presentation.ResultView{Card: &presentation.GenericCard{Content: r.Content}}
 }
 
 func (t *toolset) write(ctx context.Context, call registry.Call, a WriteArgs) (registry.Result, error) {
@@ -282,7 +273,7 @@ func (t *toolset) editTool() *registry.Definition {
 		PresentCall: func(call registry.Call, a EditArgs) presentation.CallView {
 			return presentation.CallView{Title: "Edit " + a.Path, Kind: presentation.KindEdit, Locations: location(call, a.Path, nil)}
 		},
-		PresentResult: diffResult[EditArgs],
+		PresentResult: attachedView[EditArgs],
 		Subjects: func(call registry.Call, a EditArgs) []registry.Subject {
 			return []registry.Subject{{Kind: registry.SubjectPath, Value: a.Path, Writes: true}}
 		},
