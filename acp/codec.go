@@ -297,7 +297,7 @@ func (m message) canonical(dst []byte) []byte {
 
 // wireMessage is the envelope of an inbound line.
 type wireMessage struct {
-	JSONRPC *string         `json:"jsonrpc"`
+	JSONRPC json.RawMessage `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  json.RawMessage `json:"method"`
 	Params  json.RawMessage `json:"params"`
@@ -310,15 +310,14 @@ type wireMessage struct {
 func (s *codec) check(line []byte) (message, bool) {
 	var m wireMessage
 	err := json.Unmarshal(line, &m)
-	var syntaxErr *json.SyntaxError
 	switch {
-	case errors.As(err, &syntaxErr) || !utf8.Valid(line): // encoding/json would replace bad UTF-8
+	case isSyntaxError(err) || !utf8.Valid(line): // encoding/json would replace bad UTF-8
 		s.replyError(nil, CodeParseError, "parse error: not a JSON value (or not UTF-8)")
 		return message{}, false
 	case line[0] == '[':
 		s.replyError(nil, CodeInvalidRequest, "invalid request: ACP v1 has no JSON-RPC batches")
 		return message{}, false
-	case err != nil || line[0] != '{':
+	case err != nil || line[0] != '{' || (m.JSONRPC != nil && m.JSONRPC[0] != '"' && !isNull(m.JSONRPC)):
 		s.replyError(nil, CodeInvalidRequest, "invalid request: not a JSON-RPC message object")
 		return message{}, false
 	}
@@ -327,7 +326,7 @@ func (s *codec) check(line []byte) (message, bool) {
 	if !idOK {
 		replyID = nil
 	}
-	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
+	if !isVersion2(m.JSONRPC) {
 		s.invalid(m, replyID, `invalid request: "jsonrpc" must be "2.0"`)
 		return message{}, false
 	}
@@ -412,6 +411,24 @@ func (s *codec) replyError(id json.RawMessage, code int64, msg string) {
 }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+// isSyntaxError reports whether err says the input is not JSON at all.
+func isSyntaxError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var syntaxErr *json.SyntaxError
+	return errors.As(err, &syntaxErr)
+}
+
+// isVersion2 reports whether a "jsonrpc" member is the string "2.0", however spelled.
+func isVersion2(raw json.RawMessage) bool {
+	if string(raw) == `"2.0"` {
+		return true
+	}
+	var v string
+	return raw != nil && raw[0] == '"' && json.Unmarshal(raw, &v) == nil && v == "2.0"
+}
 
 // validID accepts what jsonrpc2 reads and echoes faithfully: strings and non-negative int64
 // integers (jsonrpc2 v0.2.3 would wrap a negative id into a huge unsigned one).

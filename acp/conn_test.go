@@ -171,6 +171,8 @@ func TestConnProtocolErrors(t *testing.T) {
 		{"negative id", []string{`{"jsonrpc":"2.0","id":-4,"method":"initialize","params":{"protocolVersion":1}}`}, "null", acp.CodeInvalidRequest},
 		{"method not a string", []string{`{"jsonrpc":"2.0","id":5,"method":7}`}, "5", acp.CodeInvalidRequest},
 		{"wrong jsonrpc", []string{`{"jsonrpc":"1.0","id":6,"method":"initialize","params":{"protocolVersion":1}}`}, "6", acp.CodeInvalidRequest},
+		{"jsonrpc not a string", []string{`{"jsonrpc":2.0,"id":6,"method":"initialize","params":{"protocolVersion":1}}`}, "null", acp.CodeInvalidRequest},
+		{"jsonrpc escaped", []string{`{"jsonrpc":"2\u002e0","id":6,"method":"_unknown"}`}, "6", acp.CodeMethodNotFound},
 		{"scalar params", []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":3}`}, "7", acp.CodeInvalidRequest},
 		{"unknown method", []string{`{"jsonrpc":"2.0","id":8,"method":"session/fork","params":{}}`}, "8", acp.CodeMethodNotFound},
 		{"unknown extension request", []string{`{"jsonrpc":"2.0","id":"x9","method":"_zed.dev/buffers","params":{}}`}, `"x9"`, acp.CodeMethodNotFound},

@@ -234,6 +234,8 @@ func FuzzCodecEnvelope(f *testing.F) {
 		`{"jsonrpc":"2.0","id":3,"method":"caf\u00e9/é\"","params":{}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"","params":[]}`,
 		`{"jsonrpc":"2.0","id":5,"method":null}`,
+		`{"jsonrpc":2.0,"id":6,"method":"m"}`,
+		`{"jsonrpc":"2.0","JSONRPC":"1.0","id":6,"method":"m"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -246,6 +248,12 @@ func FuzzCodecEnvelope(f *testing.F) {
 		var w wireMessage
 		if err := json.Unmarshal(line, &w); err != nil {
 			t.Fatalf("the codec accepted %q, json.Unmarshal: %v", line, err)
+		}
+		var version struct {
+			JSONRPC *string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal(line, &version); err != nil || version.JSONRPC == nil || *version.JSONRPC != "2.0" {
+			t.Fatalf("the codec accepted %q, whose jsonrpc member encoding/json does not read as \"2.0\" (%v)", line, err)
 		}
 		canonical := m.canonical(nil)
 		if !m.isCall {
