@@ -281,3 +281,36 @@ func findSelect(opts []acp.SessionConfigOption, id string) *acp.SelectConfigOpti
 	}
 	return nil
 }
+
+// TestSandboxProbedAtInitialize: the probe (which starts a process) is not
+// run when the agent is made, only once a client initializes, and once.
+func TestSandboxProbedAtInitialize(t *testing.T) {
+	probed := make(chan struct{}, 2)
+	agent, err := buildTestAgentWith(bridge.LoopFunc(func(context.Context, *bridge.Turn) (acp.StopReason, error) {
+		return acp.StopEndTurn, nil
+	}), t.TempDir(), func(o *bridge.Options) {
+		o.Sandbox = bridge.SandboxOptions{Probe: func() sandbox.Availability {
+			probed <- struct{}{}
+			return available()
+		}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-probed:
+		t.Fatal("the sandbox was probed before any client initialized")
+	default:
+	}
+	conn := connect(t, agent, &acptest.Client{}, acp.ClientCapabilities{})
+	<-probed // started by initialize, whether or not a session follows
+	newSession(t, conn, t.TempDir())
+	if a := agent.SandboxAvailability(); !a.Available() {
+		t.Errorf("availability %+v", a)
+	}
+	select {
+	case <-probed:
+		t.Error("the sandbox was probed twice")
+	default:
+	}
+}
