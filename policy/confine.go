@@ -35,18 +35,8 @@ const maxPathBytes = 4096
 // as written. "~" is not expanded: the shell does that, the file system does
 // not, so "~/x" is a relative path naming a directory called "~".
 func Resolve(base, path string) (string, error) {
-	if path == "" {
-		return "", errors.New("empty path")
-	}
-	if !filepath.IsAbs(path) {
-		if !filepath.IsAbs(base) {
-			return "", fmt.Errorf("resolve %q: base %q is not absolute", path, base)
-		}
-		// Not filepath.Join: it would apply ".." lexically, before the
-		// symlinks in front of it are followed.
-		path = base + string(filepath.Separator) + path
-	}
-	return resolveFrom(nil, "", path)
+	var everyTime *lookups // no memo: each call looks at the disk
+	return everyTime.resolve(base, path)
 }
 
 // lookups memoises the lstat and readlink calls of the resolutions of one
@@ -90,7 +80,7 @@ func (m *lookups) lstat(path string) lookup {
 	return l
 }
 
-// resolve is [Resolve] through m's memo.
+// resolve is [Resolve] through m's memo (a nil m looks every time).
 func (m *lookups) resolve(base, path string) (string, error) {
 	if path == "" {
 		return "", errors.New("empty path")
@@ -99,6 +89,8 @@ func (m *lookups) resolve(base, path string) (string, error) {
 		if !filepath.IsAbs(base) {
 			return "", fmt.Errorf("resolve %q: base %q is not absolute", path, base)
 		}
+		// Not filepath.Join: it would apply ".." lexically, before the
+		// symlinks in front of it are followed.
 		path = base + string(filepath.Separator) + path
 	}
 	return resolveFrom(m, "", path)
