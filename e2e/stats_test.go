@@ -68,7 +68,7 @@ func (c *wire) stats() statsReader {
 }
 
 // statsBaseline takes the baseline of a quiet daemon: its stats once
-// its counted work (the start-up probe, ...) has ended.
+// its counted work (the sandbox probe, ...) has ended.
 func statsBaseline(t testing.TB, read statsReader) work.Stats {
 	t.Helper()
 	base, err := read()

@@ -17,7 +17,7 @@ const statsMethod = "_dshd/stats"
 
 // statsParams are _dshd/stats's optional params. With RestTimeoutMs, the
 // answer waits until the daemon's counted work (sandbox servers, commands,
-// the start-up probe: see package work) has ended, at most that long, and
+// the sandbox probe: see package work) has ended, at most that long, and
 // lists the parked goroutines.
 type statsParams struct {
 	RestTimeoutMs int64 `json:"restTimeoutMs,omitempty"`

@@ -10,7 +10,7 @@ import (
 )
 
 // TestStatsOverTheWire calls _dshd/stats on the real binary: without
-// params at once, with restTimeoutMs once the start-up probe has ended
+// params at once, with restTimeoutMs once the sandbox probe has ended
 // (nothing is live) and with the parked goroutines; bad params are
 // refused.
 func TestStatsOverTheWire(t *testing.T) {
