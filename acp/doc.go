@@ -99,7 +99,7 @@
 // Kept costs, against the hand-written codecs this package had until issue 18 removed them
 // (same run, CPU time): the tagged unions go through encoding/json, which validates a
 // Marshaler's output and an Unmarshaler's input once more at every union level, so a
-// tool_call_update with a diff encodes and decodes in about 1.9x the time
+// tool_call_update with a diff encodes and decodes in about 2x the time
 // (BenchmarkToolCallUpdateEncode, BenchmarkToolCallUpdateDecode) and typed notifications cost
 // 11x (BenchmarkNotify10k; the bridge's pre-encoded ones 1.2x, BenchmarkNotify10kPreEncoded),
 // and a Go client pays jsonrpc2's map-based decoding of every message, some 30 allocations
