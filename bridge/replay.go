@@ -52,7 +52,7 @@ var terminalMeta = []string{"terminal_info", "terminal_output", "terminal_exit"}
 // for an update left with nothing to say (a display terminal's output
 // chunk).
 func (rc replayCards) rewrite(payload json.RawMessage) (out json.RawMessage, send bool) {
-	if !bytes.Contains(payload, []byte(`"terminal`)) && !bytes.Contains(payload, []byte(`"diff"`)) {
+	if !bytes.Contains(payload, []byte(`"terminal`)) && (!bytes.Contains(payload, []byte(`"diff"`)) || !diffWithoutOldText(payload)) {
 		return payload, true // most updates: as they were sent
 	}
 	var u acp.SessionUpdate
@@ -78,6 +78,31 @@ func (rc replayCards) rewrite(payload json.RawMessage) (out json.RawMessage, sen
 		return payload, true
 	}
 	return b, true
+}
+
+// diffWithoutOldText reports whether a logged update holds a diff without
+// "oldText", as logs written before a new file's diff said "oldText": null
+// do: such an update is re-encoded, the others (every diff of today's
+// logs) are sent as they were logged. A light decode of the content's
+// block types decides, not the content union's codec, which would decode
+// and encode each diff's texts twice over. Undecodable: true, for the full
+// decode to judge.
+func diffWithoutOldText(payload json.RawMessage) bool {
+	var u struct {
+		Content []struct {
+			Type    string          `json:"type"`
+			OldText json.RawMessage `json:"oldText"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(payload, &u) != nil {
+		return true
+	}
+	for _, c := range u.Content {
+		if c.Type == "diff" && c.OldText == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // content replaces terminal blocks with the call's recorded output; a
