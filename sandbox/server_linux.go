@@ -392,9 +392,15 @@ func (s *server) call(req request, files []*os.File) (chan reply, error) {
 	s.pending[req.ID] = ch
 	s.mu.Unlock()
 	if err := s.send(req, files); err != nil {
+		// A socket that refused a frame (the server died: EPIPE) serves
+		// no more commands, and a half-written frame would garble the
+		// next: the server is gone now, not once its reader notices, so
+		// that the caller's retry gets a new one.
 		s.mu.Lock()
 		delete(s.pending, req.ID)
+		s.gone = true
 		s.mu.Unlock()
+		s.end()
 		return nil, errors.Join(errServerGone, err)
 	}
 	return ch, nil
