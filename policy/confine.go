@@ -244,26 +244,14 @@ func Protected(base, path, stateDir string, policyFiles []string) bool {
 	return protectedLanded(&m, base, abs, stateDir, policyFiles)
 }
 
-// ProtectedLanded is [Protected] of a path already resolved: abs is where
-// it lands (a [LandedPath]'s Abs, which the caller computed for the same
-// call), so only the protected entries are resolved here.
-func ProtectedLanded(base, abs, stateDir string, policyFiles []string) bool {
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	if !filepath.IsAbs(abs) {
-		return true // not a landing: not safe to write
-	}
-	var m lookups
-	return protectedLanded(&m, base, abs, stateDir, policyFiles)
-}
-
-// Protected is [ProtectedLanded] of abs, one of the landing's paths,
-// through the lstat calls that landed it: the landing and the protected
-// entries are judged on one view of the disk, and the directories they
-// share (the workspace's ancestors, most of them) are looked at once. It
-// is as fresh as the landing, so a caller judges a landing it has just
-// made (after a permission prompt, a new one); one check at a time.
+// Protected is [Protected] of abs, a path already resolved (one of the
+// landing's paths), judging only the protected entries: through the
+// lstat calls that landed it, so that the landing and the entries are
+// judged on one view of the disk and the directories they share (the
+// workspace's ancestors, most of them) are looked at once. It is as fresh
+// as the landing, so a caller judges a landing it has just made (after a
+// permission prompt, a new one); one check at a time. The zero Landing
+// looks at the disk afresh, through a memo of this check only.
 func (l Landing) Protected(base, abs, stateDir string, policyFiles []string) bool {
 	if base == "" {
 		base, _ = os.Getwd()
@@ -271,7 +259,11 @@ func (l Landing) Protected(base, abs, stateDir string, policyFiles []string) boo
 	if !filepath.IsAbs(abs) {
 		return true // not a landing: not safe to write
 	}
-	return protectedLanded(l.seen, base, abs, stateDir, policyFiles)
+	m := l.seen
+	if m == nil {
+		m = &lookups{}
+	}
+	return protectedLanded(m, base, abs, stateDir, policyFiles)
 }
 
 func protectedLanded(m *lookups, base, abs, stateDir string, policyFiles []string) bool {

@@ -148,8 +148,8 @@ func TestProtected(t *testing.T) {
 		}
 		// The same judgement from the landing the bridge computed once.
 		if abs, err := Resolve(repo, tt.path); err == nil {
-			if got := ProtectedLanded(repo, abs, state, policyFiles); got != tt.want {
-				t.Errorf("ProtectedLanded(%q) = %v, want %v", abs, got, tt.want)
+			if got := (Landing{}).Protected(repo, abs, state, policyFiles); got != tt.want {
+				t.Errorf("Landing{}.Protected(%q) = %v, want %v", abs, got, tt.want)
 			}
 		}
 		// And through the lookups of that landing.
@@ -160,7 +160,7 @@ func TestProtected(t *testing.T) {
 			}
 		}
 	}
-	if !ProtectedLanded(repo, "relative", state, policyFiles) {
+	if !(Landing{}).Protected(repo, "relative", state, policyFiles) {
 		t.Error("a relative path is no landing, and not safe to write")
 	}
 }
@@ -174,11 +174,11 @@ func TestProtectedSeesSymlinkMadeBetweenChecks(t *testing.T) {
 	must(t, os.MkdirAll(evil, 0o755))
 	grants := filepath.Join(repo, ".dshd", "settings.local.json")
 	target := filepath.Join(evil, "settings.local.json")
-	if ProtectedLanded(repo, target, "", []string{grants}) {
+	if (Landing{}).Protected(repo, target, "", []string{grants}) {
 		t.Fatal("evil/settings.local.json is protected before .dshd exists")
 	}
 	must(t, os.Symlink("evil", filepath.Join(repo, ".dshd")))
-	if !ProtectedLanded(repo, target, "", []string{grants}) {
+	if !(Landing{}).Protected(repo, target, "", []string{grants}) {
 		t.Error("with .dshd -> evil, writing evil/settings.local.json writes the grants: it must be protected")
 	}
 	if !Protected(repo, "evil/settings.local.json", "", []string{grants}) {
