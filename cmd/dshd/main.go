@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
@@ -37,9 +38,13 @@ func main() {
 	sandbox.RunIfLauncher()
 	// The protocol owns the real stdout; anything else printed by mistake
 	// goes to stderr instead of corrupting the stream.
-	protocolOut := os.Stdout
+	in, out, restore := editorStdio()
+	stdout := os.Stdout // held: a File nothing refers to is closed by the GC
 	os.Stdout = os.Stderr
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, protocolOut, os.Stderr, os.Getenv))
+	code := run(context.Background(), os.Args[1:], in, out, os.Stderr, os.Getenv)
+	restore()
+	runtime.KeepAlive(stdout)
+	os.Exit(code)
 }
 
 // Exit codes.
