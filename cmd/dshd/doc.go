@@ -12,7 +12,11 @@
 //
 // stdout carries only the protocol: the real stdout is kept for the
 // connection and os.Stdout is pointed at stderr, so a stray print cannot
-// corrupt the stream. Logs go to stderr through log/slog.
+// corrupt the stream. Logs go to stderr through log/slog. The daemon waits
+// for the editor in Go's network poller, not in a blocking read(2) that
+// would hold one of the runtime's Ps: a pipe is opened again as the
+// daemon's own non-blocking description, a socket is set non-blocking
+// until exit (editorStdio in stdio_unix.go says why and how).
 //
 // Run `dshd --help` for the flags and the environment variables that stand
 // in for them.
