@@ -123,8 +123,8 @@ func (l Landing) Head(n int) (fs.FileInfo, []byte, error) {
 	}
 	defer f.Close()
 	buf := make([]byte, min(int64(n), fi.Size()+1))
-	m, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	m, err := openfile.Fill(f, buf, fi.Size())
+	if err != nil {
 		return fi, nil, err
 	}
 	if m < len(buf) && l.head != nil {

@@ -1,5 +1,5 @@
-// Package openfile opens the daemon's local files in as few system calls
-// as package os allows: what the 1,000-call turn pays for each file it
+// Package openfile reads the daemon's local files in as few system calls
+// as it can: what the 1,000-call turn pays for each file it
 // reads. On this project's Linux machines a system call costs some
 // microseconds, and os.ReadFile of a five-byte file makes ten of them.
 //
