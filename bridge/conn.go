@@ -224,10 +224,14 @@ func (c *conn) newSession(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 		s.log = w
 	}
 	failures := c.attach(ctx, s, p.MCPServers)
-	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}
+	// The first session of a daemon is often asked for while the sandbox
+	// probe (a start of the launcher, some 20 ms) still runs: it is not
+	// waited for here, and the options are sent again once it has answered.
+	sandboxAvail, final := a.sandbox.availNow()
+	resp := &acp.NewSessionResponse{SessionID: s.id, Modes: s.modeState(), ConfigOptions: s.configOptionsWith(sandboxAvail, final)}
 	// The session exists for the editor only once this response is out;
 	// its first updates follow on their own goroutine.
-	c.whenAnswered(s.id, func() { c.announce(s, failures) })
+	c.whenAnswered(s.id, func() { c.announce(s, failures, !final) })
 	return resp, nil
 }
 
@@ -308,11 +312,12 @@ func (c *conn) whenAnswered(id string, f func()) {
 	c.pendingMu.Unlock()
 }
 
-// announce sends a new session's first updates: the slash commands, and
-// any MCP server that failed to start.
-// A session closed meanwhile announces nothing: no update follows its
-// close.
-func (c *conn) announce(s *session, failures []error) {
+// announce sends a new session's first updates: the slash commands, any
+// MCP server that failed to start, and, when the response's sandbox option
+// was built before the probe answered (sandboxPending), the options again
+// once it has. A session closed meanwhile announces nothing: no update
+// follows its close.
+func (c *conn) announce(s *session, failures []error, sandboxPending bool) {
 	defer close(s.announced)
 	s.mu.Lock()
 	closed := s.closed
@@ -323,6 +328,15 @@ func (c *conn) announce(s *session, failures []error) {
 	s.advertise(true)
 	for _, f := range append(failures, s.grantProblems()...) {
 		s.sendUpdate(&acp.AgentMessageChunk{Content: acp.Text("⚠ " + f.Error())})
+	}
+	if sandboxPending {
+		s.agent.SandboxAvailability()
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if !closed {
+			s.sendUpdate(&acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/dsh-tools/dshd/policy"
 	"github.com/dsh-tools/dshd/presentation"
 	"github.com/dsh-tools/dshd/registry"
+	"github.com/dsh-tools/dshd/sandbox"
 )
 
 // ConfigMode is the id of the mode config option.
@@ -27,6 +28,12 @@ func (s *session) modeState() *acp.SessionModeState {
 
 // configOptions is the complete list of the session's config options.
 func (s *session) configOptions() []acp.SessionConfigOption {
+	return s.configOptionsWith(s.agent.SandboxAvailability(), true)
+}
+
+// configOptionsWith is configOptions with the sandbox's availability as
+// known so far (see sandboxConfigOption).
+func (s *session) configOptionsWith(sandboxAvail sandbox.Availability, final bool) []acp.SessionConfigOption {
 	var opts []acp.SelectOption
 	for _, m := range policy.Modes() {
 		opts = append(opts, acp.SelectOption{Value: string(m.ID), Name: m.Name, Description: acp.Ptr(m.Description)})
@@ -39,7 +46,7 @@ func (s *session) configOptions() []acp.SessionConfigOption {
 		CurrentValue: string(s.currentMode()),
 		Options:      acp.SelectOptions{Flat: opts},
 	}}}
-	list = append(list, s.sandboxConfigOption())
+	list = append(list, s.sandboxConfigOption(sandboxAvail, final))
 	if lc, ok := s.agent.opts.Loop.(SessionConfigurer); ok {
 		list = append(list, lc.SessionConfigOptions(s.id)...)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/pipeline"
@@ -40,22 +41,47 @@ type SandboxOptions struct {
 	Protected []string
 	// Probe says what the sandbox can do here (default [sandbox.Probe]).
 	Probe func() sandbox.Availability
+	// QuickProbe is what Probe will say, as far as it can be told without
+	// starting anything (default [sandbox.QuickProbe] when Probe is unset
+	// too; nil otherwise: wait for Probe). A session/new that comes before
+	// Probe has answered is answered from it, and the sandbox option is
+	// sent again once Probe has.
+	QuickProbe func() sandbox.Availability
 }
 
 // sandboxState is the agent's live sandbox settings and what the machine
 // offers, probed once.
 type sandboxState struct {
-	mu    sync.Mutex
-	opts  SandboxOptions
-	avail func() sandbox.Availability
+	mu     sync.Mutex
+	opts   SandboxOptions
+	avail  func() sandbox.Availability // the probe, once
+	quick  func() sandbox.Availability // nil: wait for the probe
+	probed atomic.Bool                 // avail has its answer
 }
 
 func newSandboxState(o SandboxOptions) *sandboxState {
-	probe := o.Probe
+	probe, quick := o.Probe, o.QuickProbe
 	if probe == nil {
-		probe = sandbox.Probe
+		probe, quick = sandbox.Probe, sandbox.QuickProbe
 	}
-	return &sandboxState{opts: o, avail: sync.OnceValue(probe)}
+	st := &sandboxState{opts: o, quick: quick}
+	st.avail = sync.OnceValue(func() sandbox.Availability {
+		a := probe()
+		st.probed.Store(true)
+		return a
+	})
+	return st
+}
+
+// availNow is what is known of the sandbox without waiting for the probe:
+// its answer once it has one (final), otherwise the quick one. A quick
+// "unavailable" is final too: the probe starts with the same checks.
+func (st *sandboxState) availNow() (a sandbox.Availability, final bool) {
+	if st.quick == nil || st.probed.Load() {
+		return st.avail(), true
+	}
+	a = st.quick()
+	return a, !a.Available()
 }
 
 // SetSandbox replaces the sandbox settings for the next command of every
@@ -202,17 +228,21 @@ func (a *Agent) escalationListener(exec *pipeline.Execution, next func() pipelin
 }
 
 // sandboxConfigOption is the sandbox picker; where the sandbox cannot run
-// it says so and why.
-func (s *session) sandboxConfigOption() acp.SessionConfigOption {
+// it says so and why. Before the probe has answered (final false) its
+// _meta leaves "namespaces" out.
+func (s *session) sandboxConfigOption(a sandbox.Availability, final bool) acp.SessionConfigOption {
 	names := map[sandbox.Mode][2]string{
 		sandbox.ModeWorkspaceWrite: {"Workspace write", "Commands write only inside the workspace and the temp directory; .git and .dshd stay read-only."},
 		sandbox.ModeReadOnly:       {"Read-only", "Commands write nothing but a private temp directory."},
 		sandbox.ModeOff:            {"Off", "Commands run without the OS sandbox (the text guards still apply)."},
 	}
-	a := s.agent.SandboxAvailability()
 	desc := "The OS sandbox (Landlock, namespaces) every command runs in."
 	if !a.Available() {
 		desc = "Unavailable here: " + a.Reason + ". Commands run under the text guards only."
+	}
+	meta := map[string]any{"available": a.Available(), "reason": a.Reason}
+	if final {
+		meta["namespaces"] = a.Namespaces
 	}
 	var opts []acp.SelectOption
 	for _, m := range sandbox.Modes {
@@ -229,6 +259,6 @@ func (s *session) sandboxConfigOption() acp.SessionConfigOption {
 		Category:     acp.Ptr("_sandbox"),
 		CurrentValue: string(s.currentSandboxMode()),
 		Options:      acp.SelectOptions{Flat: opts},
-		Meta:         metaJSON(map[string]any{MetaKey: map[string]any{"available": a.Available(), "namespaces": a.Namespaces, "reason": a.Reason}}),
+		Meta:         metaJSON(map[string]any{MetaKey: meta}),
 	}}
 }

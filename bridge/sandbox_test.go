@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
@@ -312,5 +313,103 @@ func TestSandboxProbedAtInitialize(t *testing.T) {
 	case <-probed:
 		t.Error("the sandbox was probed twice")
 	default:
+	}
+}
+
+// sandboxOptionMeta is the _meta.dshd of the sandbox config option in opts.
+func sandboxOptionMeta(t *testing.T, opts []acp.SessionConfigOption) map[string]any {
+	t.Helper()
+	for _, o := range opts {
+		if sel, ok := o.Value.(*acp.SelectConfigOption); ok && sel.ID == bridge.ConfigSandbox {
+			var m map[string]map[string]any
+			if err := json.Unmarshal(sel.Meta, &m); err != nil {
+				t.Fatal(err)
+			}
+			return m[bridge.MetaKey]
+		}
+	}
+	t.Fatalf("no sandbox option in %v", opts)
+	return nil
+}
+
+// TestFirstSessionDoesNotWaitForTheProbe: a session/new that comes while
+// the sandbox probe (a start of the launcher) still runs is answered from
+// the quick probe, and the options follow once the probe has answered.
+// Before, the first session of every daemon waited some 20 ms for it.
+func TestFirstSessionDoesNotWaitForTheProbe(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		quick sandbox.Availability
+	}{
+		{"available", sandbox.Availability{LandlockABI: 7}},
+		{"unavailable", sandbox.Availability{Reason: "no Landlock"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			full := available()
+			if !tc.quick.Available() {
+				full = tc.quick
+			}
+			agent, err := buildTestAgentWith(bridge.LoopFunc(func(context.Context, *bridge.Turn) (acp.StopReason, error) {
+				return acp.StopEndTurn, nil
+			}), t.TempDir(), func(o *bridge.Options) {
+				o.Sandbox = bridge.SandboxOptions{
+					Probe:      func() sandbox.Availability { <-release; return full },
+					QuickProbe: func() sandbox.Availability { return tc.quick },
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := &acptest.Client{}
+			conn := connect(t, agent, client, acp.ClientCapabilities{})
+			t.Cleanup(func() {
+				select {
+				case <-release:
+				default:
+					close(release)
+				}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			// The probe is held: on the old code this waited for it.
+			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta := sandboxOptionMeta(t, resp.ConfigOptions)
+			if meta["available"] != tc.quick.Available() {
+				t.Errorf("session/new: available %v, want %v", meta["available"], tc.quick.Available())
+			}
+			if _, has := meta["namespaces"]; has == tc.quick.Available() {
+				t.Errorf("session/new: namespaces %v present %v; it is known only when the sandbox is unavailable", meta["namespaces"], has)
+			}
+			close(release)
+			if !tc.quick.Available() {
+				// Final already: a turn (which waits for the session's
+				// announcement) ends with no options sent again.
+				if _, err := conn.Prompt(ctx, &acp.PromptRequest{SessionID: resp.SessionID, Prompt: []acp.ContentBlock{acp.Text("hi")}}); err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range client.Updates() {
+					if _, ok := n.Update.Value.(*acp.ConfigOptionUpdate); ok {
+						t.Errorf("options sent again though the quick probe's answer was final: %+v", n)
+					}
+				}
+				return
+			}
+			err = client.WaitUpdates(ctx, func(ns []acp.SessionNotification) bool {
+				for _, n := range ns {
+					if u, ok := n.Update.Value.(*acp.ConfigOptionUpdate); ok && n.SessionID == resp.SessionID {
+						m := sandboxOptionMeta(t, u.ConfigOptions)
+						return m["namespaces"] == true && m["available"] == true
+					}
+				}
+				return false
+			})
+			if err != nil {
+				t.Fatalf("no config_option_update with the probe's answer: %v (updates %+v)", err, client.Updates())
+			}
+		})
 	}
 }

@@ -209,6 +209,16 @@ var probed struct {
 	a    Availability
 }
 
+// QuickProbe is what [Probe] finds out without starting the launcher, in
+// microseconds: whether commands can be sandboxed at all (Landlock, and a
+// launcher to start). When it says they cannot, that is Probe's answer
+// too; when they can, only Probe tells whether the namespaces work
+// (Namespaces is false here, unknown).
+func QuickProbe() Availability {
+	_, err := launcherPath()
+	return quickProbe(err)
+}
+
 // Probe finds out, once per launcher path, what the sandbox can do here.
 // The namespace check starts the launcher once (a few milliseconds).
 func Probe() Availability {

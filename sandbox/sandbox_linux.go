@@ -20,14 +20,11 @@ import (
 )
 
 func probe(path string, launcherErr error) Availability {
-	abi, err := ll.LandlockGetABIVersion()
-	if err != nil || abi < 1 {
-		return Availability{Reason: "the kernel offers no Landlock (it is missing or not enabled at boot: add landlock to the lsm= boot parameter)"}
+	a := quickProbe(launcherErr)
+	if !a.Available() {
+		return a
 	}
-	a := Availability{LandlockABI: abi}
-	if launcherErr != nil {
-		return Availability{Reason: launcherErr.Error()}
-	}
+	abi := a.LandlockABI
 	// Namespaces: start the inner stage in them, with the network cut,
 	// and let it set everything up but the command.
 	cmd := exec.Command(path, LauncherCommand, "--stage", stageInner, "--probe", "--policy",
@@ -49,6 +46,19 @@ func probe(path string, launcherErr error) Availability {
 	}
 	a.Namespaces = true
 	return a
+}
+
+// quickProbe is what probe finds without starting anything: the kernel's
+// Landlock and a launcher to start.
+func quickProbe(launcherErr error) Availability {
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return Availability{Reason: "the kernel offers no Landlock (it is missing or not enabled at boot: add landlock to the lsm= boot parameter)"}
+	}
+	if launcherErr != nil {
+		return Availability{Reason: launcherErr.Error()}
+	}
+	return Availability{LandlockABI: abi}
 }
 
 // namespaceAttr is how the inner stage is started: new user and mount

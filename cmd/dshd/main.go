@@ -201,7 +201,7 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Logger:  log,
 	})
 	sandboxOpts := sandboxOptions(s, d.home, d.sandboxProtected())
-	sandboxOpts.Probe = d.probe
+	sandboxOpts.Probe, sandboxOpts.QuickProbe = d.probe, sandbox.QuickProbe
 	d.agent = bridge.New(bridge.Options{
 		Loop:        d.loop,
 		Registry:    d.registry,
