@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // ModuleRoot walks up from the working directory (a package directory
@@ -31,6 +32,12 @@ func ModuleRoot() (string, error) {
 // root, such as "./cmd/dshd") into out, with the race detector when race
 // is set and with any further go build flags (-tags=…). The compiler's
 // output goes to stderr.
+//
+// It also stats every file of the module that goes into the binary. go
+// test caches a package's result by its test binary, which does not link
+// what it builds here, and by the files the test consults: without the
+// stats, a change to the daemon left `go test ./e2e` passing from the
+// cache.
 func GoBuild(out, pkg string, race bool, flags ...string) error {
 	root, err := ModuleRoot()
 	if err != nil {
@@ -38,6 +45,9 @@ func GoBuild(out, pkg string, race bool, flags ...string) error {
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
+		return err
+	}
+	if err := consultSources(goCmd, root, pkg, flags); err != nil {
 		return err
 	}
 	args := []string{"build"}
@@ -50,6 +60,32 @@ func GoBuild(out, pkg string, race bool, flags ...string) error {
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	return cmd.Run()
+}
+
+// consultSources stats the source and embedded files of the module's
+// packages that pkg is built from, so that go test's cache knows of them.
+func consultSources(goCmd, root, pkg string, flags []string) error {
+	args := append([]string{"list", "-deps"}, flags...)
+	args = append(args, "-f", `{{if .Module}}{{if .Module.Main}}{{.Dir}}{{range .GoFiles}}{{"\t"}}{{.}}{{end}}{{range .EmbedFiles}}{{"\t"}}{{.}}{{end}}{{"\n"}}{{end}}{{end}}`, pkg)
+	cmd := exec.Command(goCmd, args...)
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	listed, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go list %s: %w", pkg, err)
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(listed)), "\n") {
+		dir, files, _ := strings.Cut(line, "\t")
+		for f := range strings.SplitSeq(files, "\t") {
+			if f != "" {
+				_, _ = os.Stat(filepath.Join(dir, f)) // consulted: that is the point
+			}
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		_, _ = os.Stat(filepath.Join(root, f))
+	}
+	return nil
 }
 
 // MainWithBinary is a TestMain body for tests that drive a built binary:
