@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -340,14 +339,12 @@ func (d *deriver) tags(p *SchemaProp, f reflect.StructField, t reflect.Type, pat
 			d.fail(path, fmt.Errorf("%w: default %q is not a %s", ErrBadTag, def, t))
 			return
 		}
-		var buf bytes.Buffer
-		p.jsonSchema(&buf)
-		v, err := CompileSchema(buf.Bytes())
-		if err == nil {
-			err = v.Validate(raw)
-		}
-		if err != nil {
-			d.fail(path, fmt.Errorf("%w: default %q does not satisfy the property's own schema: %w", ErrBadTag, def, err))
+		// The property's checker decides as its compiled schema does
+		// (FuzzValidateArgs holds them together), without compiling one
+		// at every start for each default of a built-in tool.
+		var inst any
+		if err := json.Unmarshal(raw, &inst); err != nil || !newChecker(p).valid(inst) {
+			d.fail(path, fmt.Errorf("%w: default %q does not satisfy the property's own schema", ErrBadTag, def))
 			return
 		}
 		p.Default = raw
