@@ -94,9 +94,9 @@ func (a *Agent) SetSandbox(o SandboxOptions) error {
 	}
 	a.sandbox.mu.Lock()
 	defer a.sandbox.mu.Unlock()
-	probe := a.sandbox.opts.Probe
+	probe, quick := a.sandbox.opts.Probe, a.sandbox.opts.QuickProbe
 	a.sandbox.opts = o
-	a.sandbox.opts.Probe = probe
+	a.sandbox.opts.Probe, a.sandbox.opts.QuickProbe = probe, quick
 	return nil
 }
 
