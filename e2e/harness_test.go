@@ -128,14 +128,19 @@ func (f *fixture) env() []string {
 	return env
 }
 
-// start spawns the daemon on the fixture.
-func (f *fixture) start(t testing.TB) *proc {
-	t.Helper()
+// args are the daemon's arguments on the fixture.
+func (f *fixture) args() []string {
 	args := []string{"--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn"}
 	if f.config != "" {
 		args = append(args, "--config", f.config)
 	}
-	return startProc(t, dshdBin, f.ws, f.env(), args...)
+	return args
+}
+
+// start spawns the daemon on the fixture.
+func (f *fixture) start(t testing.TB) *proc {
+	t.Helper()
+	return startProc(t, dshdBin, f.ws, f.env(), f.args()...)
 }
 
 // proc is a spawned process with its stdio pipes.

@@ -43,7 +43,7 @@ func TestFaultReinitializeRace(t *testing.T) {
 	bin := raceDaemon(t)
 	f := writeFixture(t, 50)
 	env := append(f.env(), "GORACE=halt_on_error=1")
-	p := startProc(t, bin, f.ws, env, "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
+	p := startProc(t, bin, f.ws, env, f.args()...)
 	c := &acptest.Client{Permission: acptest.AllowOnce}
 	conn := p.client(t, c)
 	stats, base := initBaseline(t, conn)

@@ -57,7 +57,7 @@ func startOnSocket(t *testing.T, f *fixture) *acp.AgentConn {
 		t.Fatal(err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "editor"), os.NewFile(uintptr(fds[1]), "agent")
-	cmd := exec.Command(dshdBin, "--provider", "script", "--script", f.script, "--state-dir", f.state, "--log-level", "warn")
+	cmd := exec.Command(dshdBin, f.args()...)
 	cmd.Dir, cmd.Env = f.ws, f.env()
 	cmd.SysProcAttr = ownProcessGroup()
 	stderr := &testsupport.SyncBuffer{Limit: 1 << 20}
