@@ -92,7 +92,11 @@ var (
 	// echoJSONSchemaTarget is the echo linking santhosh-tekuri/jsonschema/v6:
 	// the start-up no binary that links it can beat.
 	echoJSONSchemaTarget = benchTarget{name: "echo-jsonschema", bin: &echoJSONSchemaBin}
-	dshdTarget           = benchTarget{name: "dshd", bin: &dshdBin, args: (*fixture).args}
+	// echoDepsTarget is the echo linking every package from outside the
+	// module that dshd imports (TestDepsEchoLinksDshdsDependencies): the
+	// start-up dshd's dependencies cost before any code of its own runs.
+	echoDepsTarget = benchTarget{name: "echo-deps", bin: &echoDepsBin}
+	dshdTarget     = benchTarget{name: "dshd", bin: &dshdBin, args: (*fixture).args}
 )
 
 // runsPerOp is how many runs one op of the start-up and session/new
@@ -100,13 +104,14 @@ var (
 const runsPerOp = 20
 
 // BenchmarkStartup measures process start → initialize response over real
-// pipes (issue 19's target: 1.2x echo-jsonschema). One op is 20 spawns;
+// pipes (issue 19's target: 1.2x echo-jsonschema; echo-deps shows how much
+// of that the dependencies take by themselves). One op is 20 spawns;
 // p50-ns is the median of every spawn, ns/op the time of 20 (processes are
 // closed outside the timer). first-session-p50-ns is start → the answer to
 // the session/new sent right after initialize's: when an editor can
 // prompt (the echoes answer it at once).
 func BenchmarkStartup(b *testing.B) {
-	for _, target := range []benchTarget{echoTarget, echoJSONSchemaTarget, dshdTarget} {
+	for _, target := range []benchTarget{echoTarget, echoJSONSchemaTarget, echoDepsTarget, dshdTarget} {
 		b.Run(target.name, func(b *testing.B) {
 			f := newFixture(b, script{Turns: []turn{{Responses: []response{{Text: "hi"}}}}})
 			samples := make([]time.Duration, 0, b.N*runsPerOp)

@@ -17,6 +17,9 @@ var (
 	// echoJSONSchemaBin is the echo linking the validation library, the
 	// floor of start-up for any binary that links it.
 	echoJSONSchemaBin string
+	// echoDepsBin is the echo linking everything dshd links from outside
+	// the module: the floor of start-up with dshd's dependencies.
+	echoDepsBin string
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +37,7 @@ func runMain(m *testing.M) int {
 	dshdBin = filepath.Join(dir, "dshd")
 	echoBin = filepath.Join(dir, "echo")
 	echoJSONSchemaBin = filepath.Join(dir, "echo-jsonschema")
+	echoDepsBin = filepath.Join(dir, "echo-deps")
 	race := os.Getenv("DSHD_E2E_RACE") == "1"
 	if err := testsupport.GoBuild(dshdBin, "./cmd/dshd", race); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building dshd:", err)
@@ -45,6 +49,10 @@ func runMain(m *testing.M) int {
 	}
 	if err := testsupport.GoBuild(echoJSONSchemaBin, "./e2e/internal/echo", false, "-tags=jsonschema"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the echo with jsonschema:", err)
+		return 1
+	}
+	if err := testsupport.GoBuild(echoDepsBin, "./e2e/internal/echo", false, echoDepsTags); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building the echo with dshd's dependencies:", err)
 		return 1
 	}
 	return m.Run()

@@ -21,12 +21,15 @@ out=bench/results.md
 # <reference> [metric]". A benchmark ending in "/" is a prefix: every
 # sub-benchmark under it compares with the reference (itself a prefix when
 # it ends in "/", the rest of the name carried over). The metric defaults
-# to ns/op. Two rules need no line here: a sub-benchmark named "dshd"
+# to ns/op. A benchmark may have several lines: each ratio is shown. Two
+# rules apply to a benchmark without a line: a sub-benchmark named "dshd"
 # compares with its first sibling, and BenchmarkX compares with
 # BenchmarkXBaseline, BenchmarkXReference or BenchmarkXFlat of the same
 # package.
 REFERENCES='
 e2e BenchmarkStartup/dshd e2e BenchmarkStartup/echo-jsonschema p50-ns
+e2e BenchmarkStartup/dshd e2e BenchmarkStartup/echo-deps p50-ns
+e2e BenchmarkStartup/echo-deps e2e BenchmarkStartup/echo-jsonschema p50-ns
 model/openai BenchmarkHandleChunk model/openai BenchmarkUnmarshalChunkBaseline
 model/internal/sse BenchmarkReader model/internal/sse BenchmarkScannerBaseline
 model BenchmarkRebuild model BenchmarkRebuildJSONReference
@@ -100,29 +103,37 @@ BEGIN {
 	}
 	extras[key] = extra
 }
-function reference(key,    i, name, parent, sib, j, k, base, suffixes, s) {
+# references(key) puts key's same-run references in refKey[1..] and
+# refUnit[1..] and returns how many: every line of REFERENCES that names
+# key, else the rules without a line.
+function references(key,    i, m, name, parent, j, k, suffixes, s) {
+	m = 0
 	for (i = 1; i <= n; i++) {
 		if (rb[i] ~ /\/$/ && index(key, rb[i]) == 1) {
-			refMetric = rm[i]
-			return (rr[i] ~ /\/$/) ? rr[i] substr(key, length(rb[i]) + 1) : rr[i]
+			refKey[++m] = (rr[i] ~ /\/$/) ? rr[i] substr(key, length(rb[i]) + 1) : rr[i]
+			refUnit[m] = rm[i]
+		} else if (rb[i] == key) {
+			refKey[++m] = rr[i]; refUnit[m] = rm[i]
 		}
-		if (rb[i] == key) { refMetric = rm[i]; return rr[i] }
 	}
-	refMetric = "ns/op"
+	if (m > 0) return m
 	name = nameOf[key]
 	if (name ~ /\/dshd$/) {
 		parent = substr(name, 1, length(name) - 4)
 		for (j = 1; j <= count; j++) {
 			k = order[j]
-			if (pkgOf[k] == pkgOf[key] && k != key && index(nameOf[k], parent) == 1 && substr(nameOf[k], length(parent) + 1) !~ /\//)
-				return k
+			if (pkgOf[k] == pkgOf[key] && k != key && index(nameOf[k], parent) == 1 && substr(nameOf[k], length(parent) + 1) !~ /\//) {
+				refKey[1] = k; refUnit[1] = "ns/op"; return 1
+			}
 		}
 	}
 	split("Baseline Reference Flat", suffixes, " ")
 	for (s = 1; s <= 3; s++) {
-		if ((pkgOf[key] " " name suffixes[s]) in pkgOf) return pkgOf[key] " " name suffixes[s]
+		if ((pkgOf[key] " " name suffixes[s]) in pkgOf) {
+			refKey[1] = pkgOf[key] " " name suffixes[s]; refUnit[1] = "ns/op"; return 1
+		}
 	}
-	return ""
+	return 0
 }
 END {
 	print "| package | benchmark | ns/op | B/op | allocs/op | other metrics | ratio (same run) |"
@@ -130,11 +141,13 @@ END {
 	for (j = 1; j <= count; j++) {
 		key = order[j]
 		ratio = ""
-		ref = reference(key)
-		if (ref != "" && (ref, refMetric) in val && (key, refMetric) in val && val[ref, refMetric] + 0 > 0) {
+		m = references(key)
+		for (r = 1; r <= m; r++) {
+			ref = refKey[r]; unit = refUnit[r]
+			if (!((ref, unit) in val && (key, unit) in val && val[ref, unit] + 0 > 0)) continue
 			split(ref, rp, " ")
 			label = (rp[1] == pkgOf[key]) ? rp[2] : rp[1] "." rp[2]
-			ratio = sprintf("%.2fx %s (%s)", val[key, refMetric] / val[ref, refMetric], label, refMetric)
+			ratio = ratio (ratio == "" ? "" : "; ") sprintf("%.2fx %s (%s)", val[key, unit] / val[ref, unit], label, unit)
 		}
 		printf "| %s | %s | %s | %s | %s | %s | %s |\n", pkgOf[key], nameOf[key], fmt(val[key, "ns/op"]), fmt(val[key, "B/op"]), fmt(val[key, "allocs/op"]), extras[key], ratio
 	}

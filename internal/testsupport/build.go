@@ -3,9 +3,11 @@ package testsupport
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -105,4 +107,40 @@ func MainWithBinary(m interface{ Run() int }, pkg string, bin *string) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// OutsideImports lists the packages from outside the module and the
+// standard library that the module's packages pkg is built from import
+// directly, sorted: what a binary built from pkg links of its
+// dependencies, named as the module names them.
+func OutsideImports(pkg string, flags ...string) ([]string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"list", "-deps"}, flags...)
+	args = append(args, "-f", `{{if .Module}}{{if .Module.Main}}{{join .Imports "\n"}}{{"\n"}}{{end}}{{end}}`, pkg)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	listed, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list %s: %w", pkg, err)
+	}
+	mod := exec.Command("go", "list", "-m")
+	mod.Dir = root
+	module, err := mod.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	self := strings.TrimSpace(string(module))
+	seen := map[string]bool{}
+	for p := range strings.FieldsSeq(string(listed)) {
+		first, _, _ := strings.Cut(p, "/")
+		// A standard package's first element has no dot.
+		if strings.Contains(first, ".") && p != self && !strings.HasPrefix(p, self+"/") {
+			seen[p] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }
