@@ -77,6 +77,7 @@ func (a *Agent) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		_ = ac.Close()
 	}
 	c.closeAll()
+	a.sandbox.settle()
 	return ctx.Err()
 }
 

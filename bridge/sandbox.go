@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/pipeline"
@@ -52,11 +53,13 @@ type SandboxOptions struct {
 // sandboxState is the agent's live sandbox settings and what the machine
 // offers, probed once.
 type sandboxState struct {
-	mu     sync.Mutex
-	opts   SandboxOptions
-	avail  func() sandbox.Availability // the probe, once
-	quick  func() sandbox.Availability // nil: wait for the probe
-	probed atomic.Bool                 // avail has its answer
+	mu      sync.Mutex
+	opts    SandboxOptions
+	avail   func() sandbox.Availability // the probe, once
+	quick   func() sandbox.Availability // nil: wait for the probe
+	started atomic.Bool                 // avail is running or has run
+	probed  atomic.Bool                 // avail has its answer
+	ended   chan struct{}               // closed when avail has its answer
 }
 
 func newSandboxState(o SandboxOptions) *sandboxState {
@@ -64,13 +67,36 @@ func newSandboxState(o SandboxOptions) *sandboxState {
 	if probe == nil {
 		probe, quick = sandbox.Probe, sandbox.QuickProbe
 	}
-	st := &sandboxState{opts: o, quick: quick}
+	st := &sandboxState{opts: o, quick: quick, ended: make(chan struct{})}
 	st.avail = sync.OnceValue(func() sandbox.Availability {
+		st.started.Store(true)
+		defer close(st.ended)
 		a := probe()
 		st.probed.Store(true)
 		return a
 	})
 	return st
+}
+
+// probeSettleTimeout bounds how long the end of a connection waits for a
+// probe still running.
+const probeSettleTimeout = 2 * time.Second
+
+// settle waits for a probe that is running to end, up to
+// probeSettleTimeout: its process does not outlive the daemon then, and
+// what it found is kept (sandbox.SetProbeCache) for the next daemon, which
+// an editor that opens and closes one quickly would otherwise never let it
+// finish.
+func (st *sandboxState) settle() {
+	if !st.started.Load() {
+		return
+	}
+	timer := time.NewTimer(probeSettleTimeout)
+	defer timer.Stop()
+	select {
+	case <-st.ended:
+	case <-timer.C:
+	}
 }
 
 // availNow is what is known of the sandbox without waiting for the probe:

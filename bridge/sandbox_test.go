@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/dsh-tools/dshd/acp"
@@ -410,6 +411,67 @@ func TestFirstSessionDoesNotWaitForTheProbe(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no config_option_update with the probe's answer: %v (updates %+v)", err, client.Updates())
 			}
+		})
+	}
+}
+
+// TestConnectionEndWaitsForTheProbe: when the editor goes away while the
+// sandbox probe runs, the agent's Serve waits for it to end (up to a
+// bound), so that its process does not outlive the daemon and its finding
+// is kept for the next one. Before, a daemon closed within ~20 ms of
+// initialize left the probe running, and never cached its answer.
+func TestConnectionEndWaitsForTheProbe(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		release bool // the probe ends; otherwise it hangs past the bound
+	}{
+		{"probe ends", true},
+		{"probe hangs", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				started, release := make(chan struct{}), make(chan struct{})
+				agent, err := buildTestAgentWith(bridge.LoopFunc(func(context.Context, *bridge.Turn) (acp.StopReason, error) {
+					return acp.StopEndTurn, nil
+				}), t.TempDir(), func(o *bridge.Options) {
+					o.Sandbox = bridge.SandboxOptions{
+						Probe: func() sandbox.Availability {
+							close(started)
+							<-release
+							return available()
+						},
+						QuickProbe: func() sandbox.Availability { return sandbox.Availability{LandlockABI: 7} },
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, hangUp := connectHangUp(t, agent, &acptest.Client{}, acp.ClientCapabilities{})
+				<-started
+				hungUp := make(chan struct{})
+				go func() { hangUp(); close(hungUp) }()
+				synctest.Wait()
+				select {
+				case <-hungUp:
+					t.Fatal("Serve returned while the probe was running")
+				default:
+				}
+				start := time.Now()
+				if tc.release {
+					close(release)
+				}
+				<-hungUp
+				waited := time.Since(start)
+				if tc.release && waited != 0 {
+					t.Errorf("Serve returned %v after the probe ended, want at once", waited)
+				}
+				if !tc.release && waited != 2*time.Second {
+					t.Errorf("Serve gave a hanging probe %v, want the 2 s bound", waited)
+				}
+				if !tc.release {
+					close(release) // the bubble's goroutines must end
+				}
+			})
 		})
 	}
 }

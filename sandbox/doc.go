@@ -23,7 +23,8 @@
 //
 // Where the kernel offers no Landlock (and on other systems) [Probe] says
 // why and commands run without the sandbox, under the daemon's text
-// guards.
+// guards. Whether the namespaces work, Probe finds out by starting the
+// launcher once per process, or once per boot with [SetProbeCache].
 //
 // A program that uses the launcher calls [RunIfLauncher] first thing in
 // main (cmd/dshd does, and so do the tests of packages that start

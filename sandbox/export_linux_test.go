@@ -42,3 +42,24 @@ func ServerWithoutNamespaces(p Policy) (start func(Spec) (*Process, error), end 
 	}
 	return start, srv.retire, nil
 }
+
+// ProbeRemembered is Probe with cache as SetProbeCache's file and run in
+// place of starting the launcher, without the process's memo.
+func ProbeRemembered(cache string, run func() Availability) Availability {
+	path, err := launcherPath()
+	return probeRemembered(path, err, cache, func(string, error) Availability { return run() })
+}
+
+// SetProbeKeyFiles puts files in place of the sysctls and boot id the
+// probe cache's key reads, until restore.
+func SetProbeKeyFiles(files []string) (restore func()) {
+	old := probeKeyFiles
+	probeKeyFiles = files
+	return func() { probeKeyFiles = old }
+}
+
+// Launcher is the launcher's path ("" when none is set).
+func Launcher() string {
+	path, _ := launcherPath()
+	return path
+}

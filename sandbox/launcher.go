@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -203,10 +204,11 @@ type Availability struct {
 func (a Availability) Available() bool { return a.LandlockABI > 0 }
 
 var probed struct {
-	mu   sync.Mutex
-	done bool
-	path string
-	a    Availability
+	mu    sync.Mutex
+	done  bool
+	path  string
+	a     Availability
+	cache string // SetProbeCache's file; "" remembers nothing
 }
 
 // QuickProbe is what [Probe] finds out without starting the launcher, in
@@ -220,7 +222,9 @@ func QuickProbe() Availability {
 }
 
 // Probe finds out, once per launcher path, what the sandbox can do here.
-// The namespace check starts the launcher once (a few milliseconds).
+// The namespace check starts the launcher once (some 15 ms of a core, and
+// the kernel's work of making and tearing down the namespaces), unless
+// the file of [SetProbeCache] says it succeeded on this boot already.
 func Probe() Availability {
 	path, err := launcherPath()
 	probed.mu.Lock()
@@ -228,7 +232,56 @@ func Probe() Availability {
 	if probed.done && probed.path == path {
 		return probed.a
 	}
-	probed.a = probe(path, err)
+	probed.a = probeRemembered(path, err, probed.cache, probe)
 	probed.done, probed.path = true, path
 	return probed.a
+}
+
+// SetProbeCache names the file in which [Probe] remembers that the
+// namespaces work, so that the next process on this machine need not start
+// the launcher to find out again (dshd keeps it in its state directory).
+// Call it before the first Probe.
+//
+// The file lists what the answer depends on: the boot, the kernel, the
+// user and its user namespace, the launcher binary and the sysctls that
+// allow or limit unprivileged user namespaces. A file that does not match
+// them exactly is ignored and rewritten. Only success is
+// remembered: an answer that the namespaces do not work is found out
+// afresh by each process (it may have been passing, such as a namespace
+// limit reached), and a file cannot make a process believe it, so it
+// cannot weaken the sandbox. Were it wrong the other way, commands would
+// fail to start, saying why; none would run with less confinement.
+func SetProbeCache(file string) {
+	probed.mu.Lock()
+	defer probed.mu.Unlock()
+	probed.cache = file
+}
+
+// probeRemembered is probe, answered from the cache file when it says the
+// namespaces worked under the same conditions.
+func probeRemembered(path string, launcherErr error, cache string, probe func(string, error) Availability) Availability {
+	if launcherErr != nil || cache == "" {
+		return probe(path, launcherErr)
+	}
+	key, ok := probeKey(path)
+	if !ok {
+		return probe(path, launcherErr)
+	}
+	remembered := []byte("namespaces work\n" + key)
+	if b, err := os.ReadFile(cache); err == nil && bytes.Equal(b, remembered) {
+		if a := quickProbe(nil); a.Available() {
+			a.Namespaces = true
+			return a
+		}
+	}
+	a := probe(path, launcherErr)
+	if a.Namespaces {
+		// Best effort: a cache that cannot be written costs the next
+		// process a probe, nothing else. Nor does it need an atomic
+		// replace (whose temporary names would bring crypto/rand into
+		// the launcher's start): a torn file does not match, and two
+		// processes write the same bytes.
+		_ = os.WriteFile(cache, remembered, 0o600)
+	}
+	return a
 }

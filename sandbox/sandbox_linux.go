@@ -48,6 +48,45 @@ func probe(path string, launcherErr error) Availability {
 	return a
 }
 
+// probeKeyFiles are what, besides the launcher, decides whether the
+// namespaces work: the boot and kernel, the process's user namespace, and
+// the sysctls of Debian, Ubuntu (AppArmor) and upstream that allow or
+// limit unprivileged user, mount and network namespaces. A file missing
+// on this kernel counts as such.
+var probeKeyFiles = []string{
+	"/proc/sys/kernel/random/boot_id",
+	"/proc/sys/kernel/osrelease",
+	"/proc/sys/kernel/unprivileged_userns_clone",
+	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+	"/proc/sys/user/max_user_namespaces",
+	"/proc/sys/user/max_mnt_namespaces",
+	"/proc/sys/user/max_net_namespaces",
+}
+
+// probeKey is what the probe's answer depends on, as text, for
+// SetProbeCache's file; false when it cannot be told (no boot id).
+func probeKey(launcher string) (string, bool) {
+	var b strings.Builder
+	for i, f := range probeKeyFiles {
+		data, err := os.ReadFile(f)
+		if err != nil && i == 0 {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%s: %q\n", f, strings.TrimSpace(string(data)))
+	}
+	userNS, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(launcher)
+	if err != nil {
+		return "", false
+	}
+	fmt.Fprintf(&b, "user: %d:%d %s\nlauncher: %q %d %d\n", os.Getuid(), os.Getgid(), userNS,
+		launcher, fi.Size(), fi.ModTime().UnixNano())
+	return b.String(), true
+}
+
 // quickProbe is what probe finds without starting anything: the kernel's
 // Landlock and a launcher to start.
 func quickProbe(launcherErr error) Availability {

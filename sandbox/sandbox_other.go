@@ -17,6 +17,9 @@ func probe(string, error) Availability {
 
 func quickProbe(error) Availability { return probe("", nil) }
 
+// probeKey: there is nothing to remember where there is no sandbox.
+func probeKey(string) (string, bool) { return "", false }
+
 // Start fails on this system: there is no sandbox to run a command in.
 func (*Servers) Start(Policy, Spec) (*Process, error) {
 	return nil, errUnsupported

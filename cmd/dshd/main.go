@@ -200,6 +200,9 @@ func newDaemon(f flags, getenv func(string) string, log *slog.Logger) (*daemon, 
 		Budget:  s.Instructions.BudgetBytes,
 		Logger:  log,
 	})
+	// The probe's finding that the namespaces work outlives the process
+	// (sandbox.SetProbeCache): the next start need not start the launcher.
+	sandbox.SetProbeCache(filepath.Join(d.stateDir, probeCacheName))
 	sandboxOpts := sandboxOptions(s, d.home, d.sandboxProtected())
 	sandboxOpts.Probe, sandboxOpts.QuickProbe = d.probe, sandbox.QuickProbe
 	d.agent = bridge.New(bridge.Options{

@@ -49,11 +49,17 @@ func (d *daemon) sandboxProtected() []string {
 	return out
 }
 
+// probeCacheName is the file in the state directory where the sandbox
+// probe remembers that the namespaces work (sandbox.SetProbeCache).
+const probeCacheName = "sandbox-probe"
+
 // probe is the bridge's sandbox probe: [sandbox.Probe], which starts the
-// launcher once (~15 ms), and a warning when commands cannot be sandboxed
-// as configured. The bridge probes when a client initializes, beside the
-// answer, not at start-up: the first answer does not wait on a process
-// start (the first session/new does, if the probe is still running).
+// launcher once (~15 ms) unless the state directory's probeCacheName
+// says that it succeeded on this boot, and a warning when commands cannot
+// be sandboxed as configured. The bridge probes when a client
+// initializes, beside the answer, not at start-up: the first answer does
+// not wait on a process start, nor does the first session/new (it is
+// answered from sandbox.QuickProbe if it comes first).
 func (d *daemon) probe() sandbox.Availability {
 	a := sandbox.Probe()
 	s, _ := d.effective(d.live.Current())
