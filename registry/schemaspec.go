@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/dsh-tools/dshd/internal/jsonscan"
 )
 
 // SchemaType is the JSON type of one property.
@@ -179,6 +181,5 @@ func (p *SchemaProp) jsonSchema(buf *bytes.Buffer) {
 }
 
 func writeString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s) // a string always marshals
-	buf.Write(b)
+	buf.Write(jsonscan.AppendString(buf.AvailableBuffer(), s)) // as json.Marshal(s) writes it
 }

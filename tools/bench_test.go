@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dsh-tools/dshd/registry"
 )
 
 // benchTree generates 20,000 small source-like files (20 × 20 directories
@@ -282,6 +284,20 @@ func TestSearchChild(t *testing.T) {
 	case "grep":
 		if r, err := Grep(context.Background(), root, GrepOptions{Pattern: "needle"}); err != nil || r.Matches != 1000 {
 			t.Fatalf("grep: %v, %v", r, err)
+		}
+	}
+}
+
+// BenchmarkBuiltin is the built-in tools' part of every daemon start: their
+// definitions (schemas derived from the argument types) and the registry
+// taking them.
+func BenchmarkBuiltin(b *testing.B) {
+	jobs := NewJobs(0)
+	defer jobs.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := registry.New().SetGlobal(Builtin(Options{Jobs: jobs})...); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
