@@ -45,5 +45,5 @@ func readStats(ctx context.Context, params json.RawMessage) (any, error) {
 	defer cancel()
 	// Past the deadline, the answer's Work says what is still live.
 	_, _ = work.Rest(ctx)
-	return work.Take(true), nil
+	return work.TakeSettled(ctx), nil
 }

@@ -3,6 +3,7 @@ package work
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Stats are the counts a process takes of itself. A count the platform
@@ -61,6 +63,27 @@ func Take(parked bool) Stats {
 		s.Parked = parkedGoroutines(allStacks())
 	}
 	return s
+}
+
+// TakeSettled is Take(true) once every goroutine but the caller's is
+// parked, or once ctx ends (then with those still running left out). When
+// the counted work has ended, a long-lived goroutine can still be running
+// for a moment: a connection's writer that has just written the last
+// answer, its reader on its way back to the next read. A baseline taken
+// then lacks it, and a later count reports it as new; so this yields to
+// them until they park.
+func TakeSettled(ctx context.Context) Stats {
+	for i := 0; ; i++ {
+		s := Take(true)
+		if s.Goroutines-len(s.Parked) <= 1 || ctx.Err() != nil {
+			return s
+		}
+		if i < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond) // one in a write(2) to a slow reader
+		}
+	}
 }
 
 // Leaks compares stats taken at rest with a baseline taken at rest:

@@ -179,3 +179,48 @@ func TestWorkInASynctestBubble(t *testing.T) {
 		t.Errorf("Rest after the bubble = %v, %v", live, err)
 	}
 }
+
+// TestTakeSettledWaitsForARunningGoroutine: a goroutine that is running
+// when the counts are asked for (a connection's writer just after a
+// write) is in the counts once it has parked; Take(true) would have left
+// it out, and a baseline taken so would later show it as new.
+func TestTakeSettledWaitsForARunningGoroutine(t *testing.T) {
+	stop, parked, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	running := make(chan struct{})
+	go func() {
+		close(running)
+		for {
+			select {
+			case <-stop:
+				close(parked)
+				<-release
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	<-running
+	defer close(release)
+
+	// While it runs, TakeSettled gives up when ctx ends and leaves it out.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if s := TakeSettled(ctx); s.Goroutines-len(s.Parked) < 2 {
+		t.Fatalf("%v: the spinning goroutine counted as parked", s)
+	}
+	// Once it is about to park, TakeSettled waits for it.
+	close(stop)
+	<-parked
+	s := TakeSettled(t.Context())
+	if s.Goroutines-len(s.Parked) != 1 {
+		t.Fatalf("%v: more than the caller still running", s)
+	}
+	found := false
+	for _, g := range s.Parked {
+		found = found || g.State == "chan receive" && strings.Contains(g.CreatedBy, "TestTakeSettledWaitsForARunningGoroutine")
+	}
+	if !found {
+		t.Fatalf("the goroutine, now parked on release, is not among %v", s.Parked)
+	}
+}
