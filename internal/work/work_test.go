@@ -9,13 +9,15 @@ import (
 	"testing/synctest"
 )
 
-// atRest takes the stats once nothing is counted.
+// atRest takes the stats once nothing is counted and every other
+// goroutine has parked (under load, the test's own parent may not have
+// yet: Take(true) then leaves it out of a baseline).
 func atRest(t *testing.T) Stats {
 	t.Helper()
 	if live, err := Rest(t.Context()); err != nil {
 		t.Fatalf("not at rest: %v %v", live, err)
 	}
-	return Take(true)
+	return TakeSettled(t.Context())
 }
 
 // TestLeaksCatchAGoroutineAndADescriptor leaks a goroutine and a file on
