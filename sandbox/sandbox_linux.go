@@ -30,7 +30,13 @@ func probe(path string, launcherErr error) Availability {
 	cmd := exec.Command(path, LauncherCommand, "--stage", stageInner, "--probe", "--policy",
 		Policy{Mode: ModeReadOnly, Network: false}.Encode())
 	cmd.SysProcAttr = namespaceAttr(false)
+	// A daemon killed while it tries the launcher takes the launcher with
+	// it. The kernel sends the signal when the thread that started the
+	// child ends, so the thread is kept until the child has.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	runtime.LockOSThread()
 	out, err := cmd.CombinedOutput()
+	runtime.UnlockOSThread()
 	if err != nil {
 		why := strings.TrimSpace(string(out))
 		if why == "" {

@@ -28,6 +28,13 @@ var python = func() string {
 
 func TestMain(m *testing.M) {
 	sandbox.RunIfLauncher()
+	if launcher := os.Getenv(probeHangEnv); launcher != "" {
+		// TestProbeDiesWithTheProber's prober: it tries a launcher that
+		// never ends, until the test kills it.
+		sandbox.SetLauncher(launcher)
+		sandbox.Probe()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
