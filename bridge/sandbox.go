@@ -58,7 +58,6 @@ type sandboxState struct {
 	avail   func() sandbox.Availability // the probe, once
 	quick   func() sandbox.Availability // nil: wait for the probe
 	started atomic.Bool                 // avail is running or has run
-	probed  atomic.Bool                 // avail has its answer
 	ended   chan struct{}               // closed when avail has its answer
 }
 
@@ -71,9 +70,7 @@ func newSandboxState(o SandboxOptions) *sandboxState {
 	st.avail = sync.OnceValue(func() sandbox.Availability {
 		st.started.Store(true)
 		defer close(st.ended)
-		a := probe()
-		st.probed.Store(true)
-		return a
+		return probe()
 	})
 	return st
 }
@@ -99,11 +96,21 @@ func (st *sandboxState) settle() {
 	}
 }
 
+// probed reports whether the probe has its answer.
+func (st *sandboxState) probed() bool {
+	select {
+	case <-st.ended:
+		return true
+	default:
+		return false
+	}
+}
+
 // availNow is what is known of the sandbox without waiting for the probe:
 // its answer once it has one (final), otherwise the quick one. A quick
 // "unavailable" is final too: the probe starts with the same checks.
 func (st *sandboxState) availNow() (a sandbox.Availability, final bool) {
-	if st.quick == nil || st.probed.Load() {
+	if st.quick == nil || st.probed() {
 		return st.avail(), true
 	}
 	a = st.quick()
