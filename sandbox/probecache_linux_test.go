@@ -39,15 +39,8 @@ func write(t *testing.T, path, data string) {
 	}
 }
 
-func requireLandlock(t *testing.T) {
-	t.Helper()
-	if !sandbox.QuickProbe().Available() {
-		t.Skip("no Landlock here: the cache only ever answers where QuickProbe says the sandbox can run")
-	}
-}
-
 func TestProbeCacheRemembersThatNamespacesWork(t *testing.T) {
-	requireLandlock(t)
+	requireSandbox(t)
 	keyFiles(t)
 	cache := filepath.Join(t.TempDir(), "sandbox-probe")
 	p := &probeCounter{a: sandbox.Availability{LandlockABI: 7, Namespaces: true}}
@@ -65,7 +58,7 @@ func TestProbeCacheRemembersThatNamespacesWork(t *testing.T) {
 }
 
 func TestProbeCacheForgetsWhatChanged(t *testing.T) {
-	requireLandlock(t)
+	requireSandbox(t)
 	works := sandbox.Availability{LandlockABI: 7, Namespaces: true}
 	for _, tc := range []struct {
 		name   string
@@ -110,7 +103,7 @@ func TestProbeCacheForgetsWhatChanged(t *testing.T) {
 // namespaces failing leaves nothing for the next, which probes again; and
 // no file makes a process skip the probe to learn they fail.
 func TestProbeCacheNeverRemembersFailure(t *testing.T) {
-	requireLandlock(t)
+	requireSandbox(t)
 	keyFiles(t)
 	cache := filepath.Join(t.TempDir(), "sandbox-probe")
 	p := &probeCounter{a: sandbox.Availability{LandlockABI: 7, Reason: "user namespaces are not available"}}
