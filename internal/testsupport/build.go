@@ -118,8 +118,9 @@ func OutsideImports(pkg string, flags ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each of the module's packages: its own path, then what it imports.
 	args := append([]string{"list", "-deps"}, flags...)
-	args = append(args, "-f", `{{if .Module}}{{if .Module.Main}}{{join .Imports "\n"}}{{"\n"}}{{end}}{{end}}`, pkg)
+	args = append(args, "-f", `{{if .Module}}{{if .Module.Main}}{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{"\n"}}{{end}}{{end}}`, pkg)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
@@ -127,20 +128,20 @@ func OutsideImports(pkg string, flags ...string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %w", pkg, err)
 	}
-	mod := exec.Command("go", "list", "-m")
-	mod.Dir = root
-	module, err := mod.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go list -m: %w", err)
-	}
-	self := strings.TrimSpace(string(module))
-	seen := map[string]bool{}
-	for p := range strings.FieldsSeq(string(listed)) {
-		first, _, _ := strings.Cut(p, "/")
-		// A standard package's first element has no dot.
-		if strings.Contains(first, ".") && p != self && !strings.HasPrefix(p, self+"/") {
-			seen[p] = true
+	own, imported := map[string]bool{}, map[string]bool{}
+	for line := range strings.Lines(string(listed)) {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		own[fields[0]] = true
+		for _, p := range fields[1:] {
+			// A standard package's first element has no dot.
+			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
+				imported[p] = true
+			}
 		}
 	}
-	return slices.Sorted(maps.Keys(seen)), nil
+	maps.DeleteFunc(imported, func(p string, _ bool) bool { return own[p] })
+	return slices.Sorted(maps.Keys(imported)), nil
 }
