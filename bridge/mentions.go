@@ -170,7 +170,7 @@ func (s *session) readMention(ctx context.Context, uri string) Mention {
 // landing the mention is then read from, beneath its root.
 func (s *session) mentionAllowed(path string) (host.Landing, error) {
 	subjects := []registry.Subject{{Kind: registry.SubjectPath, Value: path}}
-	lp, _ := policy.LandIn(s.roots, subjects).Lookup(path)
+	lp, _ := s.land(subjects).Lookup(path)
 	if lp.Err != nil || lp.Abs == "" {
 		return host.Landing{}, fmt.Errorf("its path cannot be resolved: %v", lp.Err)
 	}

@@ -119,7 +119,7 @@ func (a *Agent) landingGuard(exec *pipeline.Execution) string {
 	if h != nil && !h.wasAsked() {
 		return unresolved(s.landing(exec, subjects))
 	}
-	fresh := policy.LandIn(s.roots, subjects)
+	fresh := s.land(subjects)
 	if reason := unresolved(fresh); reason != "" {
 		return reason
 	}

@@ -24,13 +24,16 @@ import (
 
 // session is one active ACP session of a connection.
 type session struct {
-	agent   *Agent
-	conn    *conn
-	id      string
-	cwd     string
-	roots   []string // cwd first, then the additional directories
-	extra   []string // additional directories as the client sent them
-	created time.Time
+	agent *Agent
+	conn  *conn
+	id    string
+	cwd   string
+	roots []string // cwd first, then the additional directories
+	// resolvedRoots is where roots resolve, walked once and checked at
+	// each landing.
+	resolvedRoots policy.ResolvedRoots
+	extra         []string // additional directories as the client sent them
+	created       time.Time
 
 	log *logWriter // nil without a state directory
 	mcp io.Closer  // the session's MCP connections, if any
@@ -328,11 +331,16 @@ func ruleName(exec *pipeline.Execution) string {
 // counts. A call without a turnHost of this session (an embedder running
 // the pipeline itself) is landed afresh each time.
 func (s *session) landing(exec *pipeline.Execution, subjects []registry.Subject) policy.Landing {
-	land := func() policy.Landing { return policy.LandIn(s.roots, subjects) }
+	land := func() policy.Landing { return s.land(subjects) }
 	if h := s.callHost(exec); h != nil {
 		return h.judged(land)
 	}
 	return land()
+}
+
+// land lands subjects in the session's roots (see [policy.LandIn]).
+func (s *session) land(subjects []registry.Subject) policy.Landing {
+	return s.resolvedRoots.LandIn(s.roots, subjects)
 }
 
 // callHost returns the turnHost of exec when it is one of this session's

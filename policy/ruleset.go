@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -227,6 +226,13 @@ func Land(cwd string, subjects []registry.Subject) Landing {
 // (the session's cwd), and which of roots (each resolved too) holds each
 // landing. With no roots, or an empty cwd, nothing lands.
 func LandIn(roots []string, subjects []registry.Subject) Landing {
+	return (*ResolvedRoots)(nil).LandIn(roots, subjects)
+}
+
+// LandIn is [LandIn] with the roots resolved through rr: each root is
+// walked once and, on later calls, only checked to be the same directory
+// still (see [ResolvedRoots]). A nil rr resolves every root each time.
+func (rr *ResolvedRoots) LandIn(roots []string, subjects []registry.Subject) Landing {
 	if len(roots) == 0 || roots[0] == "" {
 		return Landing{}
 	}
@@ -243,10 +249,10 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 		if !rootsDone {
 			resolvedRoots = make([]string, 0, len(roots))
 			for j, r := range roots {
-				if rr, err := m.resolve(string(filepath.Separator), r); err == nil {
-					resolvedRoots = append(resolvedRoots, rr)
+				if resolved, err := rr.resolve(m, r); err == nil {
+					resolvedRoots = append(resolvedRoots, resolved)
 					if j == 0 {
-						rcwd = rr
+						rcwd = resolved
 					}
 				}
 			}
@@ -266,9 +272,9 @@ func LandIn(roots []string, subjects []registry.Subject) Landing {
 			continue
 		}
 		lp.Abs = abs
-		for _, rr := range resolvedRoots {
-			if within(rr, abs) {
-				lp.Root = rr
+		for _, root := range resolvedRoots {
+			if within(root, abs) {
+				lp.Root = root
 				break
 			}
 		}
