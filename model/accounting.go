@@ -167,14 +167,21 @@ func estimateTokens(v any) int {
 	if err != nil {
 		return 0
 	}
-	return len(b) * 2 / 7
+	return tokensOf(b)
 }
+
+// tokensOf is [estimateTokens] of a value encoded as b.
+func tokensOf(b []byte) int { return len(b) * 2 / 7 }
+
+// messageOverhead is what a message costs beyond its content: its role and
+// the separators around it.
+const messageOverhead = 4
 
 // conversationTokens estimates the run's conversation, estimating each
 // message once.
 func (r *run) conversationTokens() int {
 	for len(r.msgTokens) < len(r.msgs) {
-		r.msgTokens = append(r.msgTokens, estimateTokens(r.msgs[len(r.msgTokens)])+4)
+		r.msgTokens = append(r.msgTokens, estimateTokens(r.msgs[len(r.msgTokens)])+messageOverhead)
 	}
 	n := 0
 	for _, t := range r.msgTokens[:len(r.msgs)] {
@@ -186,7 +193,7 @@ func (r *run) conversationTokens() int {
 func estimateMessages(msgs []llm.Message) int {
 	n := 0
 	for i := range msgs {
-		n += estimateTokens(msgs[i]) + 4
+		n += estimateTokens(msgs[i]) + messageOverhead
 	}
 	return n
 }

@@ -18,6 +18,23 @@ type record struct {
 	Compaction *compactionRecord `json:"compaction,omitempty"`
 }
 
+// messageRecord is the history record of a message encoded as msg, with
+// the cost of the response it was: json.Marshal(record{Message: m, Cost:
+// cost}), without encoding the message again.
+func messageRecord(msg []byte, cost *float64) ([]byte, error) {
+	rec := make([]byte, 0, len(msg)+40)
+	rec = append(rec, `{"message":`...)
+	rec = append(rec, msg...)
+	if cost != nil {
+		c, err := json.Marshal(*cost)
+		if err != nil {
+			return nil, err
+		}
+		rec = append(append(rec, `,"cost":`...), c...)
+	}
+	return append(rec, '}'), nil
+}
+
 // interruptedResult answers a tool call whose result never reached the
 // history (the daemon died or the turn failed mid-call).
 const interruptedResult = "The call was interrupted before it completed; its outcome is unknown."

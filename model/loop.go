@@ -304,9 +304,16 @@ func (r *run) addResponse(m llm.Message, cost *float64) {
 	if r.sub != nil {
 		return
 	}
-	rec, err := json.Marshal(record{Message: &m, Cost: cost})
+	msg, err := json.Marshal(&m)
 	if err == nil {
-		err = r.t.Remember(rec)
+		if len(r.msgTokens) == len(r.msgs)-1 {
+			// The estimate is of these bytes: not encoded twice.
+			r.msgTokens = append(r.msgTokens, tokensOf(msg)+messageOverhead)
+		}
+		var rec []byte
+		if rec, err = messageRecord(msg, cost); err == nil {
+			err = r.t.Remember(rec)
+		}
 	}
 	if err != nil {
 		r.opts.Logger.Error("history record not stored", "session", r.sessionID, "err", err)
