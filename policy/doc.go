@@ -6,7 +6,7 @@
 // bridge's listeners read and [Decide] combines with the rules), and what a path really names: [Resolve] (the path
 // the kernel would open, symlinks and ".." included), [LandIn] (where each
 // path subject of a call lands and in which root: the one landing that
-// rules judge and the tool opens), root confinement ([Confine]; the bridge asks, it does not refuse, before
+// rules judge and the tool opens; a session lands through its [ResolvedRoots], which walk each root once), root confinement ([Confine]; the bridge asks, it does not refuse, before
 // a path outside the roots) and
 // protected paths with the directories holding them ([Protected]). These
 // are the only implementations: the bridge's listeners and guards use

@@ -187,8 +187,9 @@ func (s RuleSet) EvaluateOnDisk(tool string, subjects []registry.Subject) Verdic
 // against the cwd with [Resolve], and the cwd itself resolved. It is the
 // one place that decides where a path lands: rules judge it, root
 // confinement and protected paths check it, and the tool opens exactly it
-// (the bridge hands it to the tool). Landing a call costs a few lstat per
-// path component, so a caller that judges one call against several rule
+// (the bridge hands it to the tool). Landing a call costs an lstat per
+// path component (a root's own components too, unless landed through
+// [ResolvedRoots]), so a caller that judges one call against several rule
 // sets, or several times, lands it once.
 type Landing struct {
 	cwd    string             // the resolved cwd
