@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -254,35 +256,56 @@ func initialize(tb testing.TB, conn *acp.AgentConn) {
 // BenchmarkTurn1000Calls runs one prompt turn of 1,000 tool calls through
 // the real binary: "allowed" reads a small file (allowed in the default
 // mode), "asked" writes one and the client allows every call once,
-// "write-floor" is the disk's part of "asked" alone (no daemon). The
-// in-process references are bridge's BenchmarkTurn1000Calls and
+// "write-floor" is the disk's part of "asked" alone (no daemon). Their
+// client reads the JSON-RPC envelopes only (envelopeClient); the
+// "-acp-client" sides are the same turns under the typed acp client, whose
+// decoding shares the machine's two cores with the daemon. The in-process
+// references are bridge's BenchmarkTurn1000Calls and
 // BenchmarkTurn1000CallsAsked. Each iteration is a new session (the
 // script's first turn); its session/new is timed too, a few ms per 1,000
 // calls.
 func BenchmarkTurn1000Calls(b *testing.B) {
+	const n = 1000
 	for _, side := range []struct {
-		name string
-		f    func(testing.TB, int) *fixture
-	}{{"allowed", readFixture}, {"asked", writeFixture}} {
+		name  string
+		f     func(testing.TB, int) *fixture
+		typed bool
+	}{
+		{"allowed", readFixture, false},
+		{"asked", writeFixture, false},
+		{"allowed-acp-client", readFixture, true},
+		{"asked-acp-client", writeFixture, true},
+	} {
 		b.Run(side.name, func(b *testing.B) {
-			const n = 1000
 			f := side.f(b, n)
 			p := f.start(b)
-			c, conn := p.leanClient(b)
-			initialize(b, conn)
+			var turn func()
+			var asks func() int
+			if side.typed {
+				c, conn := p.leanClient(b)
+				initialize(b, conn)
+				turn = func() { runTurn(b, conn, f.ws) }
+				asks = func() int { return int(c.asks.Swap(0)) }
+			} else {
+				c := newEnvelopeClient(p)
+				c.call(b, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+				total := 0
+				turn = func() { c.turn(b, f.ws, n); total += c.asks }
+				asks = func() int { return total }
+			}
 			cpu0, cpuErr := procCPU(p.pid())
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				runTurn(b, conn, f.ws)
+				turn()
 			}
 			b.StopTimer()
 			// The daemon's own CPU time: the wall clock also counts the
-			// in-process Go client, which shares the machine's cores.
+			// client, which shares the machine's cores.
 			if cpu1, err := procCPU(p.pid()); err == nil && cpuErr == nil {
 				b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "daemon-cpu-ms/op")
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "calls/s")
-			b.ReportMetric(float64(c.asks.Load())/float64(b.N), "asks/op")
+			b.ReportMetric(float64(asks())/float64(b.N), "asks/op")
 			if hwm, err := procStatusKB(p.pid(), "VmHWM"); err == nil {
 				b.ReportMetric(float64(hwm)/1024, "peak-RSS-MB")
 			}
@@ -382,4 +405,125 @@ func peakKB(tb testing.TB, p *proc) int64 {
 		tb.Fatal(err)
 	}
 	return kb
+}
+
+// envelopeClient is a client for measuring the daemon rather than a client
+// library: it decodes each message's JSON-RPC envelope (id, method, and the
+// params of a permission request), counts the updates and the calls that
+// completed, and allows every permission request once. The typed acp
+// client decodes every update into its union types, ~70 µs of CPU a tool
+// call on the two cores the daemon runs on; an editor's client runs in
+// another process with cores of its own.
+type envelopeClient struct {
+	p      *proc
+	in     *bufio.Reader
+	nextID int
+	// Per turn: updates received, calls completed, permission requests.
+	updates, completed, asks int
+}
+
+func newEnvelopeClient(p *proc) *envelopeClient {
+	return &envelopeClient{p: p, in: bufio.NewReaderSize(p.stdout, 1<<20)}
+}
+
+// envelope is the part of a JSON-RPC message the client reads.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// call sends a request and reads until its response, handling what comes
+// before it; it returns the response's result.
+func (c *envelopeClient) call(tb testing.TB, method string, params any) json.RawMessage {
+	tb.Helper()
+	c.nextID++
+	id := strconv.Itoa(c.nextID)
+	c.write(tb, map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
+	for {
+		line, err := c.in.ReadBytes('\n')
+		if err != nil {
+			tb.Fatalf("%s: reading: %v", method, err)
+		}
+		var env envelope
+		if err := json.Unmarshal(line, &env); err != nil {
+			tb.Fatalf("%s: a message that is not JSON-RPC: %v: %s", method, err, line)
+		}
+		switch {
+		case env.Method == "session/update":
+			c.updates++
+			if bytes.Contains(line, []byte(`"status":"completed"`)) {
+				c.completed++
+			}
+		case env.Method == "session/request_permission" && env.ID != nil:
+			c.asks++
+			c.allowOnce(tb, env.ID, line)
+		case env.Method != "" && env.ID != nil:
+			c.write(tb, map[string]any{"jsonrpc": "2.0", "id": env.ID, "error": map[string]any{"code": -32601, "message": "not supported by the benchmark's client"}})
+		case env.Method == "" && string(env.ID) == id:
+			if env.Error != nil {
+				tb.Fatalf("%s: error %d: %s", method, env.Error.Code, env.Error.Message)
+			}
+			return env.Result
+		}
+	}
+}
+
+// allowOnce answers a permission request with its allow_once option.
+func (c *envelopeClient) allowOnce(tb testing.TB, id json.RawMessage, line []byte) {
+	var req struct {
+		Params struct {
+			Options []struct {
+				OptionID string `json:"optionId"`
+				Kind     string `json:"kind"`
+			} `json:"options"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(line, &req); err != nil {
+		tb.Fatalf("session/request_permission: %v", err)
+	}
+	for _, o := range req.Params.Options {
+		if o.Kind == "allow_once" {
+			c.write(tb, map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": o.OptionID}}})
+			return
+		}
+	}
+	tb.Fatalf("session/request_permission without an allow_once option: %s", line)
+}
+
+func (c *envelopeClient) write(tb testing.TB, msg any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := c.p.stdin.Write(append(b, '\n')); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// turn opens a session in cwd and runs its one scripted turn; it fails
+// unless the turn ended and every one of its n calls completed.
+func (c *envelopeClient) turn(tb testing.TB, cwd string, n int) {
+	tb.Helper()
+	c.updates, c.completed, c.asks = 0, 0, 0
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(c.call(tb, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}), &s); err != nil {
+		tb.Fatal(err)
+	}
+	var resp struct {
+		StopReason string `json:"stopReason"`
+	}
+	res := c.call(tb, "session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+	if err := json.Unmarshal(res, &resp); err != nil {
+		tb.Fatal(err)
+	}
+	if resp.StopReason != "end_turn" || c.completed != n {
+		tb.Fatalf("stop reason %q with %d of %d calls completed", resp.StopReason, c.completed, n)
+	}
 }
