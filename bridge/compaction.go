@@ -122,12 +122,10 @@ func (c *Compaction) End(status acp.CompactionStatus, postTokens int, errText st
 // sendLive sends an update of the turn without logging it: the session
 // log keeps the event itself, replayed in the loading editor's form.
 func (t *Turn) sendLive(u acp.SessionUpdateVariant) {
+	o := t.sess.outgoing(u, false, nil)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.finished {
-		return
-	}
-	t.sess.send(u, false)
+	defer t.unlock()
+	t.postLocked(o)
 }
 
 func compactionMeta(ev compactionEvent) acp.Meta {

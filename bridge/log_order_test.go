@@ -3,13 +3,19 @@ package bridge_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dsh-tools/dshd/acp"
 	"github.com/dsh-tools/dshd/acp/acptest"
+	"github.com/dsh-tools/dshd/bridge"
 )
 
 // TestToolRecordsLoggedWithFinalUpdate: a call's tool records are logged
@@ -50,5 +56,84 @@ func TestToolRecordsLoggedWithFinalUpdate(t *testing.T) {
 	got := strings.Join(kinds, " ")
 	if !strings.Contains(got, "tool/call tool/result update:completed") {
 		t.Errorf("log records %s; want tool/call, tool/result and the completed update together", got)
+	}
+}
+
+// logCheckingClient checks, at every session/update it receives, that the
+// session log already holds at least as many update records as it has
+// received updates: each record reaches the file before its update is
+// sent, whichever concurrent call's flush wrote it.
+type logCheckingClient struct {
+	acptest.Client
+	dir string // the state directory: the log is <dir>/<session id>.jsonl
+
+	mu       sync.Mutex
+	received int
+	short    []string // "received n, logged m" for each update that was early
+}
+
+func (c *logCheckingClient) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
+	data, err := os.ReadFile(filepath.Join(c.dir, n.SessionID+".jsonl"))
+	logged := bytes.Count(data, []byte(`{"t":"update"`))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.received++
+	if err != nil || logged < c.received {
+		c.short = append(c.short, fmt.Sprintf("update %d arrived with %d logged (%v)", c.received, logged, err))
+	}
+	return nil
+}
+
+// TestUpdatesLoggedBeforeSentConcurrently: with eight goroutines of a turn
+// executing calls at once (their updates flushed in shared batches), no
+// update reaches the editor before its record is in the session log, and
+// every record of the turn is there at its end.
+func TestUpdatesLoggedBeforeSentConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	const workers, each = 8, 25
+	loop := bridge.LoopFunc(func(ctx context.Context, turn *bridge.Turn) (acp.StopReason, error) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := range each {
+					turn.Execute(ctx, bridge.ToolCall{ID: fmt.Sprintf("c%d-%d", w, i), Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`)})
+				}
+			})
+		}
+		wg.Wait()
+		turn.Text("done")
+		return acp.StopEndTurn, nil
+	})
+	agent := newTestAgent(t, loop, dir)
+	client := &logCheckingClient{dir: dir}
+	agentEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
+	conn := acp.ConnectAgent(ctx, clientEnd, client)
+	defer func() {
+		cancel()
+		clientEnd.Close()
+		<-served
+	}()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: &acp.ClientCapabilities{}}); err != nil {
+		t.Fatal(err)
+	}
+	sid := newSession(t, conn, "/ws/project")
+	client.mu.Lock()
+	before := client.received // session/new's
+	client.mu.Unlock()
+	if _, err := prompt(conn, sid, "read them"); err != nil {
+		t.Fatal(err)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	if len(client.short) > 0 {
+		t.Fatalf("%d updates reached the client before their records were logged; first: %s", len(client.short), client.short[0])
+	}
+	// Announced, in progress and completed for each call, the text, and
+	// the session's title.
+	if want := workers*each*3 + 1; client.received-before < want {
+		t.Fatalf("received %d updates in the turn, want at least %d", client.received-before, want)
 	}
 }

@@ -72,9 +72,12 @@ type session struct {
 	// first updates (the slash commands) are sent or skipped.
 	announced chan struct{}
 
-	// wmu serialises the session's updates on the wire and in the log, so
-	// that the log records them in the order they were sent.
-	wmu sync.Mutex
+	// out orders the session's updates and records (see outbox.go); wmu
+	// serialises its writes with a replay, so that the log records updates
+	// in the order they were sent.
+	out        *outbox
+	outRecords []sessionlog.Entry // a batch's records, reused by writeOut
+	wmu        sync.Mutex
 }
 
 // errBusy refuses a prompt while the session's previous turn still runs:
@@ -95,6 +98,7 @@ func newSession(a *Agent, c *conn, id, cwd string, extra []string, created time.
 		callIDs: map[string]struct{}{},
 	}
 	s.remembered.Cwd = cwd
+	s.out = newOutbox(s.writeOut)
 	return s
 }
 
@@ -130,25 +134,18 @@ func (s *session) sendUpdate(u acp.SessionUpdateVariant, records ...sessionlog.E
 // logged is set, after records, in one write. The update is encoded once;
 // the log and the wire get the same bytes.
 func (s *session) send(u acp.SessionUpdateVariant, logged bool, records ...sessionlog.Entry) {
+	s.out.flushThrough(s.out.post(s.outgoing(u, logged, records)))
+}
+
+// outgoing encodes u for the outbox; an update that does not encode is
+// dropped (its records are still logged).
+func (s *session) outgoing(u acp.SessionUpdateVariant, logged bool, records []sessionlog.Entry) outgoing {
 	raw, err := acp.SessionUpdate{Value: u}.MarshalJSON()
 	if err != nil {
 		s.agent.log.Error("encoding session/update", "session", s.id, "err", err)
-		s.logRecords(records)
-		return
+		return outgoing{records: records}
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.log != nil {
-		if logged {
-			records = append(records, sessionlog.Entry{Kind: evUpdate, Payload: json.RawMessage(raw)})
-		}
-		if len(records) > 0 {
-			s.log.appendEntries(records)
-		}
-	}
-	if err := s.conn.sendRawUpdate(context.Background(), s.id, raw); err != nil {
-		s.agent.log.Debug("session/update not sent", "session", s.id, "err", err)
-	}
+	return outgoing{update: raw, logged: logged, records: records}
 }
 
 func (s *session) remember(record json.RawMessage) error {
@@ -641,8 +638,8 @@ func toolNames(defs []*registry.Definition) []string {
 
 // logRecords logs records made together, in one write.
 func (s *session) logRecords(records []sessionlog.Entry) {
-	if s.log != nil && len(records) > 0 {
-		s.log.appendEntries(records)
+	if len(records) > 0 {
+		s.out.flushThrough(s.out.post(outgoing{records: records}))
 	}
 }
 

@@ -27,7 +27,7 @@ func TurnOf(call registry.Call) (*Turn, bool) {
 // A call that already completed or that shows a terminal is left alone.
 func (t *Turn) ShowProgress(callID, text string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	oc := t.open[callID]
 	if oc == nil || oc.terminal || oc.editorTerminal != "" {
 		return

@@ -43,6 +43,7 @@ type Turn struct {
 	running sync.WaitGroup
 
 	mu       sync.Mutex
+	posted   uint64                    // the outbox number of the turn's last post
 	finished bool                      // the response is being sent: drop updates
 	draining bool                      // the loop returned: no new Execute calls
 	msgID    string                    // current agent message id; "" starts a new one
@@ -73,18 +74,44 @@ func newTurn(ctx context.Context, s *session, prompt []acp.ContentBlock, history
 }
 
 // send writes one update of this turn, unless the turn has been answered.
+// It is encoded before the lock is taken: concurrent calls encode theirs
+// at the same time.
 func (t *Turn) send(u acp.SessionUpdateVariant) bool {
+	o := t.sess.outgoing(u, true, nil)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sendLocked(u)
+	defer t.unlock()
+	return t.postLocked(o)
 }
 
+// sendLocked posts u with t.mu held; t.unlock writes it.
 func (t *Turn) sendLocked(u acp.SessionUpdateVariant) bool {
 	if t.finished {
 		return false
 	}
-	t.sess.sendUpdate(u)
+	return t.postLocked(t.sess.outgoing(u, true, nil))
+}
+
+// postLocked posts o to the session's outbox with t.mu held, which orders
+// the turn's updates; once the turn has been answered only o's records
+// are posted.
+func (t *Turn) postLocked(o outgoing) bool {
+	if t.finished {
+		if len(o.records) > 0 {
+			t.posted = t.sess.out.post(outgoing{records: o.records})
+		}
+		return false
+	}
+	t.posted = t.sess.out.post(o)
 	return true
+}
+
+// unlock releases t.mu, then waits until everything posted under it was
+// written: updates are queued in order under the lock and written outside
+// it, so that concurrent calls share the log's writes (see outbox).
+func (t *Turn) unlock() {
+	seq := t.posted
+	t.mu.Unlock()
+	t.sess.out.flushThrough(seq)
 }
 
 func (t *Turn) nextMessageID() *string {
@@ -98,7 +125,7 @@ func (t *Turn) nextMessageID() *string {
 
 func (t *Turn) message(blocks []acp.ContentBlock) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	for _, b := range blocks {
 		if !t.sendLocked(&acp.AgentMessageChunk{Content: b, MessageID: t.nextMessageID()}) {
 			return
@@ -108,7 +135,7 @@ func (t *Turn) message(blocks []acp.ContentBlock) {
 
 func (t *Turn) thought(text string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	// Consecutive thought chunks form one thought; a message chunk or a
 	// tool call in between starts a new one.
 	t.msgID = ""
@@ -205,11 +232,12 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 		tc.Meta = metaJSON(meta)
 	}
 
+	announce := s.outgoing(tc, true, nil)
 	t.mu.Lock()
 	t.msgID, t.thinkID = "", ""
 	t.open[id] = oc
-	t.sendLocked(tc)
-	t.mu.Unlock()
+	t.postLocked(announce)
+	t.unlock()
 
 	out := s.agent.pipeline.Execute(ctx, pipeline.Input{
 		Tool:      call.Name,
@@ -265,35 +293,34 @@ func (t *Turn) execute(ctx context.Context, call ToolCall) registry.Result {
 //
 // The call's tool records are logged with the update's record, in one
 // write; when no update goes out (a cancellation failed the call first, or
-// the turn has finished), they are logged alone.
+// the turn has finished), they are logged alone. The update is made and
+// encoded outside t.mu, and posted only if the call is still open then.
 func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result, raw json.RawMessage, records []sessionlog.Entry) {
 	if len(raw) == 0 {
 		raw = rawOutput(res)
 	}
 	s := t.sess
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.open[oc.id]; !ok {
-		s.logRecords(records)
-		return // already failed by a cancellation
-	}
-	delete(t.open, oc.id)
-	if t.finished {
-		s.logRecords(records)
+	if _, ok := t.open[oc.id]; !ok || t.finished {
+		// Already failed by a cancellation, or the turn has finished.
+		delete(t.open, oc.id)
+		t.postLocked(outgoing{records: records})
+		t.unlock()
 		return
 	}
+	t.mu.Unlock()
 	st := acp.ToolCallCompleted
 	if res.IsError {
 		st = acp.ToolCallFailed
 	}
 	m := s.conn.features.mapCard(s.cwd, oc, card)
+	var pre outgoing
 	if m.preChunk != nil {
 		// Tier 2 with nothing streamed: show the captured output in the
 		// announced display terminal before it exits (the records were
 		// made before it).
-		s.logRecords(records)
+		pre = s.outgoing(&acp.ToolCallUpdate{ToolCallID: oc.id, Meta: m.preChunk}, true, records)
 		records = nil
-		t.sendLocked(&acp.ToolCallUpdate{ToolCallID: oc.id, Meta: m.preChunk})
 	}
 	u := &acp.ToolCallUpdate{
 		ToolCallID: oc.id,
@@ -310,14 +337,26 @@ func (t *Turn) finish(oc *openCall, card presentation.Card, res registry.Result,
 		title := oc.titlePrefix + m.title
 		u.Title = &title
 	}
-	s.sendUpdate(u, records...)
+	final := s.outgoing(u, true, records)
+	t.mu.Lock()
+	defer t.unlock()
+	if _, ok := t.open[oc.id]; !ok {
+		// Failed by a cancellation meanwhile.
+		t.postLocked(outgoing{records: append(pre.records, final.records...)})
+		return
+	}
+	delete(t.open, oc.id)
+	if m.preChunk != nil {
+		t.postLocked(pre)
+	}
+	t.postLocked(final)
 }
 
 // failOpen marks every call the editor saw and that is still open failed:
 // every tool call reaches completed or failed before the prompt is answered.
 func (t *Turn) failOpen(reason string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	for id, oc := range t.open {
 		st := acp.ToolCallFailed
 		u := &acp.ToolCallUpdate{
@@ -345,13 +384,13 @@ func (t *Turn) drain() {
 func (t *Turn) end() {
 	t.mu.Lock()
 	t.finished = true
-	t.mu.Unlock()
+	t.unlock() // what was posted before is written before the response
 }
 
 // outputChunk streams live output of a tier-2 display terminal.
 func (t *Turn) outputChunk(callID string, data []byte) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	oc := t.open[callID]
 	if oc == nil || !oc.terminal {
 		return
@@ -366,7 +405,7 @@ func (t *Turn) outputChunk(callID string, data []byte) {
 // embedTerminal shows an editor terminal (tier 1) in the call's card.
 func (t *Turn) embedTerminal(callID, terminalID string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock()
 	oc := t.open[callID]
 	if oc == nil {
 		return
