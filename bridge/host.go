@@ -31,6 +31,7 @@ type turnHost struct {
 
 	mu      sync.Mutex
 	landing *policy.Landing
+	stored  *policy.RuleSet // the remembered answers (see session.storedRules)
 	// asked: a permission prompt for the call was sent since the landing
 	// was judged, so the landing guard must land the paths again.
 	asked bool
@@ -81,6 +82,18 @@ func (h *turnHost) judged(land func() policy.Landing) policy.Landing {
 		h.landing = &l
 	}
 	return *h.landing
+}
+
+// storedRules returns the call's remembered answers, reading them with
+// read the first time.
+func (h *turnHost) storedRules(read func() policy.RuleSet) policy.RuleSet {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stored == nil {
+		rs := read()
+		h.stored = &rs
+	}
+	return *h.stored
 }
 
 // Land implements [host.Host]: the landing the policy judged for one of

@@ -64,7 +64,6 @@ type session struct {
 	mcpAttached bool
 	mcpPending  *[]*registry.Definition
 	undo        undoState // file changes and undos (see undo.go)
-	stored      storedFor // see storedRules
 	// project is the session's share of Options.Instructions, nil
 	// without; set before the session is attached.
 	project *sessionProject
@@ -272,27 +271,14 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 // storedRules are the project's and user's remembered answers for a call.
 // The deny, roots and rules listeners each ask for the verdict; the files
 // are looked at (two stats) once per call, so an answer given in another
-// daemon applies from the next call on. One entry suffices: a call's
-// listeners run one after another.
+// daemon applies from the next call on. They are kept in the call's host,
+// like its landing, so concurrent calls each read them once.
 func (s *session) storedRules(exec *pipeline.Execution) policy.RuleSet {
-	s.mu.Lock()
-	if s.stored.exec == exec && exec != nil {
-		rs := s.stored.rules
-		s.mu.Unlock()
-		return rs
+	read := func() policy.RuleSet { return s.agent.storedRules(s.cwd) }
+	if h := s.callHost(exec); h != nil {
+		return h.storedRules(read)
 	}
-	s.mu.Unlock()
-	rs := s.agent.storedRules(s.cwd)
-	s.mu.Lock()
-	s.stored = storedFor{exec, rs}
-	s.mu.Unlock()
-	return rs
-}
-
-// storedFor is the last call whose stored rules were read.
-type storedFor struct {
-	exec  *pipeline.Execution
-	rules policy.RuleSet
+	return read()
 }
 
 // changesFiles reports whether a call belongs to [policy.ClassEdits]: its
