@@ -44,7 +44,9 @@
 // [Options.Instructions], the repository's instructions: custom commands
 // and skills as slash commands, the skill tool, nested AGENTS.md attached
 // to tool results and [Turn.Project] for the system prompt. Everything a
-// session did is appended to its log (bridge/sessionlog) as it happens.
+// session did is appended to its log (bridge/sessionlog) as it happens:
+// each record reaches the file before its update is sent, and the updates
+// of calls running at once share a write (see outbox.go).
 //
 // # Hosts
 //
