@@ -269,10 +269,10 @@ func (s *session) verdict(exec *pipeline.Execution) policy.Verdict {
 }
 
 // storedRules are the project's and user's remembered answers for a call.
-// The deny, roots and rules listeners each ask for the verdict; the files
-// are looked at (two stats) once per call, so an answer given in another
-// daemon applies from the next call on. They are kept in the call's host,
-// like its landing, so concurrent calls each read them once.
+// The deny, roots and rules listeners each ask for the verdict; they are
+// read once per call (from the grants' cache, see [grants.Recheck]) and
+// kept in the call's host, like its landing, so that one call's listeners
+// judge it by the same answers.
 func (s *session) storedRules(exec *pipeline.Execution) policy.RuleSet {
 	read := func() policy.RuleSet { return s.agent.storedRules(s.cwd) }
 	if h := s.callHost(exec); h != nil {

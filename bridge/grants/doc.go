@@ -24,9 +24,11 @@
 // and no rules, and the next change moves it aside to
 // settings.local.json.damaged-<UTC time> before writing a fresh file.
 //
-// Reads are cached per file and refreshed when the file's size,
-// modification time or identity changes, so a rule remembered or revoked
-// by another daemon applies from the next tool call on.
+// Reads are cached per file. A change made through the Store applies at
+// once; the file is looked at again (a stat) when its cached content is
+// [Recheck] old, and read again when its size, modification time or
+// identity changed, so a rule remembered or revoked by another daemon
+// applies to the tool calls that start from 100 ms after it was written.
 //
 // Example:
 //

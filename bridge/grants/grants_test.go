@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-tools/dshd/bridge/grants"
 	"github.com/dsh-tools/dshd/config"
@@ -28,6 +29,8 @@ func TestAddIsSeenByAnotherStore(t *testing.T) {
 	proj := filepath.Join(dir, "proj")
 	user := filepath.Join(dir, "config", "dshd", grants.FileName)
 	a, b := grants.New(user), grants.New(user)
+	clock := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	grants.SetClock(b, func() time.Time { return clock })
 	if _, err := a.Add(proj, policy.ScopeProject, policy.Allow, rule("@edits("+proj+"/src/**)"), rule("bash(go test *)")); err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +50,22 @@ func TestAddIsSeenByAnotherStore(t *testing.T) {
 	if v := rs.Evaluate("bash", nil); v.Decision != policy.None {
 		t.Errorf("bash without subjects: %v", v)
 	}
-	// Revoked by a, gone for b at once (b's cache notices the change).
+	// Revoked by a: b uses what it read for up to Recheck, then notices
+	// the change.
 	if _, err := a.Remove(proj, gs[1]); err != nil {
 		t.Fatal(err)
 	}
+	if still, _ := b.Grants(proj); !slices.Equal(texts(still), want) {
+		t.Errorf("within Recheck of its last look b has %q, want what it read, %q", texts(still), want)
+	}
+	clock = clock.Add(grants.Recheck)
 	gs, _ = b.Grants(proj)
 	if len(gs) != 2 || gs[1].Rule.String() != "bash(git push *)" {
 		t.Errorf("after revoke: %q", texts(gs))
+	}
+	// a's own change applies to a at once.
+	if own, _ := a.Grants(proj); len(own) != 2 {
+		t.Errorf("a after its revoke: %q", texts(own))
 	}
 	// The project's file is git-ignored by a .gitignore beside it.
 	ignore, err := os.ReadFile(filepath.Join(proj, ".dshd", ".gitignore"))
