@@ -18,19 +18,41 @@ type benchArgs struct {
 
 var benchRaw = json.RawMessage(`{"path":"/home/user/project/internal/server/handler.go","offset":120,"limit":200,"mode":"text","include":["*.go","*.md"]}`)
 
-// BenchmarkDecodeArgs is validate + decode, the cost every typed call pays.
-// Read it against BenchmarkBareUnmarshal (same bytes, same struct).
+// BenchmarkDecodeArgs is validate + decode, the cost every typed call pays
+// at its first decode: the texts differ (more of them than Define keeps as
+// passed) and are as long as benchRaw. Read it against
+// BenchmarkBareUnmarshal (same struct); BenchmarkDecodeArgsAgain is a
+// call's later stages.
 func BenchmarkDecodeArgs(b *testing.B) {
 	var got benchArgs
 	d := MustDefine(Spec[benchArgs]{Name: "read", Description: "Read a file."},
 		func(_ context.Context, _ Call, a benchArgs) (Result, error) { got = a; return Result{}, nil })
+	texts := make([]json.RawMessage, 4*passedSlots)
+	for i := range texts {
+		texts[i] = json.RawMessage(fmt.Sprintf(`{"path":"/home/user/project/internal/server/handler.go","offset":%d,"limit":200,"mode":"text","include":["*.go","*.md"]}`, 100+i))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Execute(context.Background(), nil, texts[i%len(texts)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	_ = got
+}
+
+// BenchmarkDecodeArgsAgain decodes the same text each time, as a call's
+// stages after the first do (subjects, card, body, result card): validated
+// once.
+func BenchmarkDecodeArgsAgain(b *testing.B) {
+	d := MustDefine(Spec[benchArgs]{Name: "read", Description: "Read a file."}, nop[benchArgs])
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := d.Execute(context.Background(), nil, benchRaw); err != nil {
 			b.Fatal(err)
 		}
 	}
-	_ = got
 }
 
 func BenchmarkBareUnmarshal(b *testing.B) {

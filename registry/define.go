@@ -86,11 +86,15 @@ func Define[A any](spec Spec[A], body func(ctx context.Context, call Call, args 
 	root.jsonSchema(&buf)
 	params := json.RawMessage(buf.Bytes())
 	v := derivedValidator(params, newChecker(root))
+	var ok passed // texts that passed v
 	decode := func(raw json.RawMessage) (A, error) {
 		var a A
-		if _, err := v.parse(raw); err != nil {
-			err.(*ToolArgsError).Tool = spec.Name
-			return a, err
+		if !ok.has(raw) {
+			if _, err := v.parse(raw); err != nil {
+				err.(*ToolArgsError).Tool = spec.Name
+				return a, err
+			}
+			ok.add(raw)
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			return a, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"github.com/dsh-tools/dshd/host"
 	"os"
 	"path/filepath"
@@ -547,5 +548,50 @@ func TestIssuesGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("issues differ from %s (run with -update if intended):\n%s", golden, got)
+	}
+}
+
+// TestArgumentsValidatedOnceStillRefuseBadOnes: Define keeps the texts
+// that passed validation so a call's later stages skip it; what did not
+// pass is refused every time, and no arguments at all (validated as {})
+// are never taken for a kept text.
+func TestArgumentsValidatedOnceStillRefuseBadOnes(t *testing.T) {
+	type args struct {
+		Path string `json:"path" min:"1"`
+	}
+	d := MustDefine(Spec[args]{Name: "t", Description: "A tool."}, func(_ context.Context, _ Call, a args) (Result, error) {
+		return TextResult(a.Path), nil
+	})
+	steps := []struct {
+		raw string
+		ok  bool
+	}{
+		{`{"path":"a"}`, true},
+		{`{"path":"a"}`, true}, // kept: not validated again
+		{``, false},            // {} has no path
+		{`{}`, false},
+		{`{"path":""}`, false},
+		{`{"path":"a"}`, true},
+		{`{"path":7}`, false},
+		{``, false},
+	}
+	for i, s := range steps {
+		res, err := d.Execute(context.Background(), nil, json.RawMessage(s.raw))
+		if got := err == nil; got != s.ok {
+			t.Fatalf("step %d, %q: err %v, want ok=%v", i, s.raw, err, s.ok)
+		}
+		if s.ok && res.Content[0].Text != "a" {
+			t.Fatalf("step %d: %+v", i, res)
+		}
+	}
+	// More texts than are kept, then the first again: validated again,
+	// and still accepted.
+	for i := range 3 * passedSlots {
+		if _, err := d.Execute(context.Background(), nil, json.RawMessage(fmt.Sprintf(`{"path":"p%d"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Execute(context.Background(), nil, json.RawMessage(`{"path":"a"}`)); err != nil {
+		t.Fatal(err)
 	}
 }
