@@ -92,17 +92,17 @@ func (t *Turn) sendLocked(u acp.SessionUpdateVariant) bool {
 }
 
 // postLocked posts o to the session's outbox with t.mu held, which orders
-// the turn's updates; once the turn has been answered only o's records
-// are posted.
+// the turn's updates. Once the turn has been answered only o's records
+// are posted (nothing of a turn follows its response); the result says
+// whether the turn still takes updates.
 func (t *Turn) postLocked(o outgoing) bool {
 	if t.finished {
-		if len(o.records) > 0 {
-			t.posted = t.sess.out.post(outgoing{records: o.records})
-		}
-		return false
+		o.update = nil
 	}
-	t.posted = t.sess.out.post(o)
-	return true
+	if o.update != nil || len(o.records) > 0 {
+		t.posted = t.sess.out.post(o)
+	}
+	return !t.finished
 }
 
 // unlock releases t.mu, then waits until everything posted under it was
