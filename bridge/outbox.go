@@ -13,11 +13,11 @@ import (
 // mu), and flushed after it is released, by group commit: the first poster
 // to flush writes the log records of everything queued so far in one
 // write, then hands the updates to the connection in the same order, while
-// the others wait for that flush or the next. So every record still
-// reaches the file before its update, and every later one, is sent, and a
-// sender returns only once its update was sent, as before; but concurrent
-// tool calls share the log's write instead of queueing for one each under
-// the turn's lock (3 writes a call: announced, in progress, completed).
+// the others wait for that flush or the next. As before, each record
+// reaches the file before its update (or any later one) is sent, and a
+// sender returns only once its update was sent; but concurrent tool calls
+// share the log's writes instead of queueing under the turn's lock for one
+// write per update (three a call: announced, in progress, completed).
 type outbox struct {
 	// write writes one batch: the records, then the updates (session.writeOut).
 	write func([]outgoing)
