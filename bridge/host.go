@@ -75,25 +75,24 @@ func (h *turnHost) wasAsked() bool {
 // judged returns the call's landing, computing it with land the first
 // time.
 func (h *turnHost) judged(land func() policy.Landing) policy.Landing {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.landing == nil {
-		l := land()
-		h.landing = &l
-	}
-	return *h.landing
+	return once(h, &h.landing, land)
 }
 
 // storedRules returns the call's remembered answers, reading them with
 // read the first time.
 func (h *turnHost) storedRules(read func() policy.RuleSet) policy.RuleSet {
+	return once(h, &h.stored, read)
+}
+
+// once returns *p, set with f the first time; h.mu guards p.
+func once[T any](h *turnHost, p **T, f func() T) T {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.stored == nil {
-		rs := read()
-		h.stored = &rs
+	if *p == nil {
+		v := f()
+		*p = &v
 	}
-	return *h.stored
+	return **p
 }
 
 // Land implements [host.Host]: the landing the policy judged for one of
