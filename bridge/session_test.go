@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net"
@@ -36,11 +37,20 @@ func connect(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp
 // their logs), as when a daemon's editor goes away.
 func connectHangUp(t *testing.T, agent *bridge.Agent, client *acptest.Client, caps acp.ClientCapabilities) (conn *acp.AgentConn, hangUp func()) {
 	t.Helper()
+	return connectWith(t, agent, caps, func(ctx context.Context, rwc io.ReadWriteCloser) *acp.AgentConn {
+		return client.Serve(ctx, rwc)
+	})
+}
+
+// connectWith is connectHangUp for any client: dial connects it to its end
+// of the pipe.
+func connectWith(t *testing.T, agent *bridge.Agent, caps acp.ClientCapabilities, dial func(context.Context, io.ReadWriteCloser) *acp.AgentConn) (conn *acp.AgentConn, hangUp func()) {
+	t.Helper()
 	agentEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { _ = agent.Serve(ctx, agentEnd); close(served) }()
-	conn = client.Serve(ctx, clientEnd)
+	conn = dial(ctx, clientEnd)
 	hangUp = func() {
 		cancel()
 		clientEnd.Close()
