@@ -289,9 +289,8 @@ func BenchmarkTurn1000Calls(b *testing.B) {
 			} else {
 				c := newEnvelopeClient(p)
 				c.call(b, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
-				total := 0
-				turn = func() { c.turn(b, f.ws, n); total += c.asks }
-				asks = func() int { return total }
+				turn = func() { c.turn(b, f.ws, n) }
+				asks = func() int { return c.asks }
 			}
 			cpu0, cpuErr := procCPU(p.pid())
 			self0, selfErr := procCPU(os.Getpid())
@@ -412,22 +411,21 @@ func peakKB(tb testing.TB, p *proc) int64 {
 }
 
 // envelopeClient is a client for measuring the daemon rather than a client
-// library: it decodes each message's JSON-RPC envelope (id, method, and the
-// params of a permission request), counts the updates and the calls that
+// library: over a lineConn it decodes each message's JSON-RPC envelope (id,
+// method, and the params of a permission request), counts the calls that
 // completed, and allows every permission request once. The typed acp
 // client decodes every update into its union types, ~70 µs of CPU a tool
 // call on the two cores the daemon runs on; an editor's client runs in
 // another process with cores of its own.
 type envelopeClient struct {
-	p      *proc
-	in     *bufio.Reader
-	nextID int
-	// Per turn: updates received, calls completed, permission requests.
-	updates, completed, asks int
+	*lineConn
+	nextID    int
+	completed int // calls completed in the current turn
+	asks      int // permission requests answered, in all
 }
 
 func newEnvelopeClient(p *proc) *envelopeClient {
-	return &envelopeClient{p: p, in: bufio.NewReaderSize(p.stdout, 1<<20)}
+	return &envelopeClient{lineConn: newLineConn(p)}
 }
 
 // envelope is the part of a JSON-RPC message the client reads.
@@ -457,12 +455,9 @@ func (c *envelopeClient) call(tb testing.TB, method string, params any) json.Raw
 			tb.Fatalf("%s: reading: %v", method, err)
 		}
 		if bytes.HasPrefix(line, updatePrefix) {
-			// Most of a turn's messages: counted without decoding
-			// (the daemon's encoding puts the method first).
-			c.updates++
-			if bytes.Contains(line, []byte(`"status":"completed"`)) {
-				c.completed++
-			}
+			// Most of a turn's messages: not decoded (the daemon's
+			// encoding puts the method first).
+			c.update(line)
 			continue
 		}
 		var env envelope
@@ -471,10 +466,7 @@ func (c *envelopeClient) call(tb testing.TB, method string, params any) json.Raw
 		}
 		switch {
 		case env.Method == "session/update":
-			c.updates++
-			if bytes.Contains(line, []byte(`"status":"completed"`)) {
-				c.completed++
-			}
+			c.update(line)
 		case env.Method == "session/request_permission" && env.ID != nil:
 			c.asks++
 			c.allowOnce(tb, env.ID, line)
@@ -486,6 +478,13 @@ func (c *envelopeClient) call(tb testing.TB, method string, params any) json.Raw
 			}
 			return env.Result
 		}
+	}
+}
+
+// update counts a session/update line: whether it completes a call.
+func (c *envelopeClient) update(line []byte) {
+	if bytes.Contains(line, []byte(`"status":"completed"`)) {
+		c.completed++
 	}
 }
 
@@ -526,16 +525,14 @@ func (c *envelopeClient) write(tb testing.TB, msg any) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := c.p.stdin.Write(append(b, '\n')); err != nil {
-		tb.Fatal(err)
-	}
+	c.send(tb, string(b)+"\n")
 }
 
 // turn opens a session in cwd and runs its one scripted turn; it fails
 // unless the turn ended and every one of its n calls completed.
 func (c *envelopeClient) turn(tb testing.TB, cwd string, n int) {
 	tb.Helper()
-	c.updates, c.completed, c.asks = 0, 0, 0
+	c.completed = 0
 	var s struct {
 		SessionID string `json:"sessionId"`
 	}
